@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs, with apt, every Debian package that Arbiter's build, tests, lint and fuzzing need.
+# Idempotent: when everything is present it only asks dpkg and returns in well under a second.
+# Why each library was chosen: docs/dependencies.md.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  g++ cmake ninja-build pkg-config git
+  # LLVM 16: libFuzzer (clang, compiler-rt), clang-format and clang-tidy for lint
+  clang-16 libclang-rt-16-dev clang-format-16 clang-tidy-16
+  # libraries
+  libcurl4-openssl-dev libsimdjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
+  libcli11-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # scripts: the local cluster's certificates, free ports, lint of shell scripts
+  openssl python3 shellcheck curl ca-certificates
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if [[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" != installed ]]; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} > 0)); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "install-deps: need root or sudo to run apt-get" >&2; exit 1; }
+    sudo_cmd=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The unversioned names (used by editors and the before-stop hook) point at LLVM 16 unless the
+# machine already has its own.
+for tool in clang-format clang-tidy; do
+  if ! command -v "$tool" >/dev/null 2>&1 && [[ $(id -u) -eq 0 ]]; then
+    update-alternatives --install "/usr/bin/$tool" "$tool" "/usr/bin/$tool-16" 100 >/dev/null
+  fi
+done

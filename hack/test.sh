@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs Arbiter's tests with ctest; non-zero on any failure.
+#   hack/test.sh                      all labels: unit, differential, integration, e2e (release)
+#   hack/test.sh --preset asan        the unit label under AddressSanitizer + UBSan
+#   hack/test.sh --label unit [--label e2e ...]   only these labels
+#   hack/test.sh --fuzz [SECONDS]     build the libFuzzer targets and run each (default 60 s)
+# Tests labelled integration or e2e run against a local cluster (hack/cluster/) that this script
+# starts and always stops, also on failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+preset=release
+labels=()
+fuzz_seconds=
+while (($#)); do
+  case $1 in
+    --preset) preset=$2; shift 2 ;;
+    --preset=*) preset=${1#*=}; shift ;;
+    --label) labels+=("$2"); shift 2 ;;
+    --label=*) labels+=("${1#*=}"); shift ;;
+    --fuzz)
+      fuzz_seconds=60
+      if [[ ${2:-} =~ ^[0-9]+$ ]]; then fuzz_seconds=$2; shift; fi
+      shift ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+hack/install-deps.sh
+
+if [[ -n $fuzz_seconds ]]; then
+  hack/build.sh --preset fuzz
+  status=0
+  for fuzzer in build-fuzz/fuzz/*_fuzz; do
+    name=$(basename "$fuzzer" _fuzz)
+    corpus=build-fuzz/corpus/$name
+    mkdir -p "$corpus"
+    echo "fuzz: $name for ${fuzz_seconds}s (seeds: tests/fuzz/corpus/$name)"
+    # -timeout: any single input taking over 10 s is a hang; -rss_limit_mb: a huge allocation.
+    if ! "$fuzzer" "$corpus" "tests/fuzz/corpus/$name" -max_total_time="$fuzz_seconds" \
+        -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+        -artifact_prefix="build-fuzz/crash-$name-" 2> "build-fuzz/$name.log"; then
+      tail -50 "build-fuzz/$name.log"
+      echo "fuzz: $name FAILED (artifacts: build-fuzz/crash-$name-*)"
+      status=1
+    else
+      grep -E 'stat::number_of_executed_units|Done [0-9]+ runs' "build-fuzz/$name.log" | tail -2
+      echo "fuzz: $name passed: no crash, leak, hang or timeout"
+    fi
+  done
+  exit $status
+fi
+
+if ((${#labels[@]} == 0)); then
+  if [[ $preset == release ]]; then
+    labels=(unit differential integration e2e)
+  else
+    labels=(unit)
+  fi
+fi
+
+hack/build.sh --preset "$preset"
+
+build_dir=build
+[[ $preset == release ]] || build_dir=build-$preset
+ctest_args=(--test-dir "$build_dir" --output-on-failure --parallel "$(nproc)")
+
+plain=() cluster=()
+for label in "${labels[@]}"; do
+  case $label in
+    integration|e2e) cluster+=("$label") ;;
+    *) plain+=("$label") ;;
+  esac
+done
+
+status=0
+if ((${#plain[@]})); then
+  regex=$(IFS='|'; echo "^(${plain[*]})\$")
+  ctest "${ctest_args[@]}" -L "$regex" || status=1
+fi
+if ((${#cluster[@]})); then
+  regex=$(IFS='|'; echo "^(${cluster[*]})\$")
+  if ! ctest --test-dir "$build_dir" -N -L "$regex" | grep -q 'Total Tests: [1-9]'; then
+    echo "test.sh: no tests labelled ${cluster[*]}"
+  elif [[ -x hack/cluster/with-cluster.sh ]]; then
+    # Integration tests run one at a time: they share the cluster and the machine's two cores.
+    hack/cluster/with-cluster.sh -- ctest --test-dir "$build_dir" --output-on-failure -L "$regex" \
+      || status=1
+  else
+    ctest --test-dir "$build_dir" --output-on-failure -L "$regex" || status=1
+  fi
+fi
+exit $status
