@@ -59,10 +59,12 @@ def main():
             return path, False, f"{path}: not in {opts.build}/compile_commands.json\n", False
         pre = subprocess.run(preprocess_command(entry), cwd=entry["directory"],
                              capture_output=True)
+        # The checkout's path is left out, so that fresh clones in other folders share results.
+        here = str(root).encode()
         digest = hashlib.sha256()
         for part in (version, config, json.dumps(entry, sort_keys=True)):
-            digest.update(part.encode())
-        digest.update(pre.stdout)
+            digest.update(part.encode().replace(here, b"<root>"))
+        digest.update(pre.stdout.replace(here, b"<root>"))
         stamp = cache / digest.hexdigest()
         if pre.returncode == 0 and stamp.exists():
             return path, True, "", True
