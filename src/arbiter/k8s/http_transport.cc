@@ -1,0 +1,310 @@
+#include "arbiter/k8s/http_transport.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+#include <curl/curl.h>
+#include <sys/stat.h>
+
+#include "arbiter/k8s/backoff.h"
+
+namespace arbiter::k8s {
+namespace {
+
+std::once_flag curl_init_once;
+
+void InitCurl() {
+  std::call_once(curl_init_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+size_t AppendToString(char* data, size_t size, size_t count, void* out) {
+  static_cast<std::string*>(out)->append(data, size * count);
+  return size * count;
+}
+
+struct StreamSink {
+  const std::function<bool(std::string_view)>* on_data;
+  bool stopped = false;
+};
+
+size_t CallSink(char* data, size_t size, size_t count, void* out) {
+  auto* sink = static_cast<StreamSink*>(out);
+  if (!(*sink->on_data)(std::string_view(data, size * count))) {
+    sink->stopped = true;
+    return 0;  // makes curl stop with CURLE_WRITE_ERROR
+  }
+  return size * count;
+}
+
+bool IsRetryableStatus(long status) {  // NOLINT(google-runtime-int)
+  return status == 429 || status >= 500;
+}
+
+std::string Trim(std::string s) {
+  const char* space = " \t\r\n";
+  s.erase(0, s.find_first_not_of(space));
+  s.erase(s.find_last_not_of(space) + 1);
+  return s;
+}
+
+}  // namespace
+
+StatusOr<std::string> TokenFile::Token() {
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0) {
+    return UnauthenticatedError("token file " + path_ + ": cannot read it");
+  }
+  std::int64_t mtime =
+      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  std::lock_guard lock(mu_);
+  if (mtime != mtime_ns_ || token_.empty()) {
+    std::ifstream in(path_);
+    std::stringstream contents;
+    contents << in.rdbuf();
+    std::string token = Trim(contents.str());
+    if (!in || token.empty()) return UnauthenticatedError("token file " + path_ + ": empty");
+    token_ = std::move(token);
+    mtime_ns_ = mtime;
+  }
+  return token_;
+}
+
+void TokenFile::Invalidate() {
+  std::lock_guard lock(mu_);
+  mtime_ns_ = -1;
+}
+
+struct HttpTransport::Handle {
+  Handle() : easy(curl_easy_init()) {}
+  ~Handle() {
+    if (headers != nullptr) curl_slist_free_all(headers);
+    if (easy != nullptr) curl_easy_cleanup(easy);
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  CURL* easy;
+  curl_slist* headers = nullptr;
+  char error[CURL_ERROR_SIZE] = {};
+};
+
+StatusOr<std::unique_ptr<HttpTransport>> HttpTransport::Create(TransportOptions options) {
+  if (options.server.empty()) return InvalidArgumentError("transport: no server address");
+  if (!options.server.starts_with("https://") && !options.server.starts_with("http://")) {
+    return InvalidArgumentError("transport: server " + options.server +
+                                " is not an http:// or https:// URL");
+  }
+  while (options.server.ends_with("/")) options.server.pop_back();
+  if (!options.tls.server_name.empty()) {
+    return UnimplementedError("transport: tls-server-name is not supported yet (server " +
+                              options.server + ")");
+  }
+  if (options.tls.client_cert_pem.empty() != options.tls.client_key_pem.empty()) {
+    return InvalidArgumentError("transport: a client certificate needs its key and vice versa");
+  }
+  InitCurl();
+  if (options.tls.insecure_skip_verify) {
+    std::fprintf(stderr,
+                 "WARNING: TLS verification of %s is disabled (insecure-skip-tls-verify); "
+                 "anyone on the path can read and change this traffic\n",
+                 options.server.c_str());
+  }
+  return std::unique_ptr<HttpTransport>(new HttpTransport(std::move(options)));
+}
+
+HttpTransport::HttpTransport(TransportOptions options)
+    : options_(std::move(options)),
+      clock_(options_.clock != nullptr ? *options_.clock : RealClock::Instance()),
+      limiter_(options_.qps, options_.burst, clock_),
+      next_seed_(options_.seed) {}
+
+HttpTransport::~HttpTransport() = default;
+
+std::unique_ptr<HttpTransport::Handle> HttpTransport::Acquire() {
+  {
+    std::lock_guard lock(mu_);
+    if (!idle_.empty()) {
+      std::unique_ptr<Handle> h = std::move(idle_.back());
+      idle_.pop_back();
+      return h;
+    }
+  }
+  return std::make_unique<Handle>();
+}
+
+void HttpTransport::Release(std::unique_ptr<Handle> handle) {
+  std::lock_guard lock(mu_);
+  idle_.push_back(std::move(handle));
+}
+
+Status HttpTransport::Prepare(Handle& h, const HttpRequest& request) {
+  if (h.easy == nullptr) return InternalError("transport: curl_easy_init failed");
+  // reset keeps the handle's live connections and TLS sessions, and clears every option.
+  curl_easy_reset(h.easy);
+  if (h.headers != nullptr) {
+    curl_slist_free_all(h.headers);
+    h.headers = nullptr;
+  }
+  std::string url = options_.server + request.path;
+  curl_easy_setopt(h.easy, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h.easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h.easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+  curl_easy_setopt(h.easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(h.easy, CURLOPT_ERRORBUFFER, h.error);
+  curl_easy_setopt(h.easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  curl_easy_setopt(h.easy, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(options_.connect_timeout.count()));  // NOLINT
+  h.error[0] = '\0';
+
+  if (request.method == "GET") {
+    curl_easy_setopt(h.easy, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(h.easy, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    if (!request.body.empty() || request.method == "POST") {
+      curl_easy_setopt(h.easy, CURLOPT_POSTFIELDS, request.body.data());
+      curl_easy_setopt(h.easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(request.body.size()));
+    }
+  }
+
+  h.headers = curl_slist_append(h.headers, ("Accept: " + request.accept).c_str());
+  if (!request.body.empty()) {
+    h.headers = curl_slist_append(h.headers, ("Content-Type: " + request.content_type).c_str());
+  }
+  if (options_.credentials != nullptr) {
+    StatusOr<std::string> token = options_.credentials->Token();
+    if (!token.ok()) return token.status();
+    h.headers = curl_slist_append(h.headers, ("Authorization: Bearer " + *token).c_str());
+  }
+  curl_easy_setopt(h.easy, CURLOPT_HTTPHEADER, h.headers);
+
+  const TlsOptions& tls = options_.tls;
+  curl_easy_setopt(h.easy, CURLOPT_SSL_VERIFYPEER, tls.insecure_skip_verify ? 0L : 1L);
+  curl_easy_setopt(h.easy, CURLOPT_SSL_VERIFYHOST, tls.insecure_skip_verify ? 0L : 2L);
+  if (!tls.ca_pem.empty()) {
+    curl_blob blob{const_cast<char*>(tls.ca_pem.data()), tls.ca_pem.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(h.easy, CURLOPT_CAINFO_BLOB, &blob);
+  } else if (!tls.ca_file.empty()) {
+    curl_easy_setopt(h.easy, CURLOPT_CAINFO, tls.ca_file.c_str());
+  }
+  if (!tls.client_cert_pem.empty()) {
+    curl_blob cert{const_cast<char*>(tls.client_cert_pem.data()), tls.client_cert_pem.size(),
+                   CURL_BLOB_COPY};
+    curl_blob key{const_cast<char*>(tls.client_key_pem.data()), tls.client_key_pem.size(),
+                  CURL_BLOB_COPY};
+    curl_easy_setopt(h.easy, CURLOPT_SSLCERT_BLOB, &cert);
+    curl_easy_setopt(h.easy, CURLOPT_SSLCERTTYPE, "PEM");
+    curl_easy_setopt(h.easy, CURLOPT_SSLKEY_BLOB, &key);
+    curl_easy_setopt(h.easy, CURLOPT_SSLKEYTYPE, "PEM");
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+Status CurlError(CURLcode code, const char* detail, const HttpRequest& request,
+                 const std::string& server) {
+  std::string message = request.method + " " + server + request.path + ": " +
+                        (detail[0] != '\0' ? std::string(detail) : curl_easy_strerror(code));
+  if (code == CURLE_OPERATION_TIMEDOUT) return DeadlineExceededError(message);
+  return UnavailableError(message);
+}
+
+}  // namespace
+
+StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
+  std::chrono::nanoseconds wait = limiter_.Reserve();
+  if (wait.count() > 0) std::this_thread::sleep_for(wait);
+  std::unique_ptr<Handle> h = Acquire();
+  Status prepared = Prepare(*h, request);
+  if (!prepared.ok()) {
+    Release(std::move(h));
+    return prepared;
+  }
+  HttpResponse response;
+  std::chrono::milliseconds timeout =
+      request.timeout.count() > 0 ? request.timeout : options_.timeout;
+  curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));  // NOLINT
+  curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, &AppendToString);
+  curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, &response.body);
+  CURLcode code = curl_easy_perform(h->easy);
+  if (code != CURLE_OK) {
+    Status error = CurlError(code, h->error, request, options_.server);
+    Release(std::move(h));
+    return error;
+  }
+  curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &response.status);
+  char* content_type = nullptr;
+  curl_easy_getinfo(h->easy, CURLINFO_CONTENT_TYPE, &content_type);
+  if (content_type != nullptr) response.content_type = content_type;
+  long version = 0;  // NOLINT(google-runtime-int)
+  curl_easy_getinfo(h->easy, CURLINFO_HTTP_VERSION, &version);
+  response.http_version = version == CURL_HTTP_VERSION_2_0 ? 2 : 1;
+  curl_off_t retry_after = 0;
+  if (curl_easy_getinfo(h->easy, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
+      retry_after > 0) {
+    response.retry_after = std::chrono::seconds(retry_after);
+  }
+  Release(std::move(h));
+  return response;
+}
+
+StatusOr<HttpResponse> HttpTransport::Do(const HttpRequest& request) {
+  Backoff backoff(options_.initial_backoff, options_.max_backoff, 0.5, next_seed_++);
+  bool refreshed_credentials = false;
+  for (int attempt = 1;; ++attempt) {
+    StatusOr<HttpResponse> response = Once(request);
+    bool last = attempt >= options_.max_attempts;
+    if (!response.ok()) {
+      if (!request.retryable || last) return response;
+      std::this_thread::sleep_for(backoff.Next());
+      continue;
+    }
+    if (response->status == 401 && options_.credentials != nullptr && !refreshed_credentials) {
+      options_.credentials->Invalidate();
+      refreshed_credentials = true;
+      continue;
+    }
+    bool retry =
+        response->status == 429 || (request.retryable && IsRetryableStatus(response->status));
+    if (!retry || last) return response;
+    std::optional<std::chrono::seconds> retry_after = response->retry_after;
+    std::chrono::nanoseconds wait = backoff.Next();
+    if (retry_after.has_value()) wait = *retry_after;
+    std::this_thread::sleep_for(wait);
+  }
+}
+
+// NOLINTNEXTLINE(google-runtime-int): libcurl's type
+StatusOr<long> HttpTransport::Stream(const HttpRequest& request,
+                                     const std::function<bool(std::string_view)>& on_data) {
+  std::chrono::nanoseconds wait = limiter_.Reserve();
+  if (wait.count() > 0) std::this_thread::sleep_for(wait);
+  std::unique_ptr<Handle> h = Acquire();
+  Status prepared = Prepare(*h, request);
+  if (!prepared.ok()) {
+    Release(std::move(h));
+    return prepared;
+  }
+  StreamSink sink{&on_data};
+  // A stream lasts as long as the server keeps it (watches end by their timeoutSeconds).
+  curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(request.timeout.count()));  // NOLINT
+  curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, &CallSink);
+  curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, &sink);
+  CURLcode code = curl_easy_perform(h->easy);
+  long status = 0;  // NOLINT(google-runtime-int)
+  curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && sink.stopped)) {
+    Status error = CurlError(code, h->error, request, options_.server);
+    Release(std::move(h));
+    return error;
+  }
+  Release(std::move(h));
+  return status;
+}
+
+}  // namespace arbiter::k8s
