@@ -61,13 +61,13 @@ TEST_F(TransportTest, TokenAuthReadsTheServerVersion) {
   TransportOptions o = Options();
   o.credentials = std::make_shared<StaticToken>(token_);
   auto t = Make(o);
-  StatusOr<HttpResponse> r = t->Do({.path = "/version"});
+  StatusOr<HttpResponse> r = t->Do(HttpRequest::Get("/version"));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->http_version, 2);  // the API server offers HTTP/2 over TLS
   EXPECT_NE(r->body.find("\"gitVersion\": \"v1."), std::string::npos) << r->body;
   // An admin may list namespaces.
-  StatusOr<HttpResponse> ns = t->Do({.path = "/api/v1/namespaces"});
+  StatusOr<HttpResponse> ns = t->Do(HttpRequest::Get("/api/v1/namespaces"));
   ASSERT_TRUE(ns.ok()) << ns.status();
   EXPECT_EQ(ns->status, 200);
 }
@@ -75,7 +75,7 @@ TEST_F(TransportTest, TokenAuthReadsTheServerVersion) {
 TEST_F(TransportTest, TokenFileIsReadAndUsed) {
   TransportOptions o = Options();
   o.credentials = std::make_shared<TokenFile>((dir_ / "token").string());
-  StatusOr<HttpResponse> r = Make(o)->Do({.path = "/api/v1/namespaces/default"});
+  StatusOr<HttpResponse> r = Make(o)->Do(HttpRequest::Get("/api/v1/namespaces/default"));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, 200);
 }
@@ -84,13 +84,13 @@ TEST_F(TransportTest, ClientCertificateAuthenticates) {
   TransportOptions o = Options();
   o.tls.client_cert_pem = ReadFile(dir_ / "admin.crt");
   o.tls.client_key_pem = ReadFile(dir_ / "admin.key");
-  StatusOr<HttpResponse> r = Make(o)->Do({.path = "/api/v1/namespaces/default"});
+  StatusOr<HttpResponse> r = Make(o)->Do(HttpRequest::Get("/api/v1/namespaces/default"));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, 200);
 }
 
 TEST_F(TransportTest, WithoutCredentialsTheServerRefuses) {
-  StatusOr<HttpResponse> r = Make(Options())->Do({.path = "/api/v1/namespaces/default"});
+  StatusOr<HttpResponse> r = Make(Options())->Do(HttpRequest::Get("/api/v1/namespaces/default"));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->status == 401 || r->status == 403) << r->status;
 }
@@ -99,7 +99,7 @@ TEST_F(TransportTest, WrongCaIsRefusedWithAClearErrorAndNoSecret) {
   TransportOptions o = Options();
   o.tls.ca_pem = ReadFile(dir_ / "client-ca.crt");  // a real CA, but not the server's
   o.credentials = std::make_shared<StaticToken>(token_);
-  StatusOr<HttpResponse> r = Make(o)->Do({.path = "/version"});
+  StatusOr<HttpResponse> r = Make(o)->Do(HttpRequest::Get("/version"));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(r.status().message().find("GET " + server_ + "/version"), std::string::npos)
@@ -114,7 +114,7 @@ TEST_F(TransportTest, StreamsAWatchUntilTheCallerStops) {
   auto t = Make(o);
   std::string received;
   StatusOr<long> status = t->Stream(  // NOLINT(google-runtime-int)
-      {.path = "/api/v1/namespaces?watch=true&timeoutSeconds=30"},
+      HttpRequest::Get("/api/v1/namespaces?watch=true&timeoutSeconds=30"),
       [&received](std::string_view chunk) {
         received.append(chunk);
         // Stop once the first event (the ADDED of an existing namespace) has arrived whole.
@@ -128,7 +128,7 @@ TEST_F(TransportTest, StreamsAWatchUntilTheCallerStops) {
 TEST_F(TransportTest, ConnectionRefusedIsUnavailable) {
   TransportOptions o = Options();
   o.server = "https://127.0.0.1:1";
-  StatusOr<HttpResponse> r = Make(o)->Do({.path = "/version"});
+  StatusOr<HttpResponse> r = Make(o)->Do(HttpRequest::Get("/version"));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
 }

@@ -93,6 +93,12 @@ struct TransportOptions {
 };
 
 struct HttpRequest {
+  static HttpRequest Get(std::string path) {
+    HttpRequest r;
+    r.path = std::move(path);
+    return r;
+  }
+
   std::string method = "GET";
   std::string path;  // with its query string, e.g. "/api/v1/pods?limit=500"
   std::string body;
