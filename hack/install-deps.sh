@@ -14,8 +14,10 @@ packages=(
   libcli11-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
-  # scripts: the local cluster's certificates, free ports, lint of shell scripts
-  openssl python3 shellcheck curl ca-certificates
+  # scripts: the local cluster's certificates, free ports (ss), detached daemons and port locks
+  # (setsid, flock), lint of shell scripts. Go itself is the machine's (hack/cluster/build.sh
+  # checks its version): Debian's golang is too old to build Kubernetes.
+  openssl python3 shellcheck curl ca-certificates iproute2 util-linux
 )
 
 missing=()

@@ -84,6 +84,9 @@ if ((${#cluster[@]})); then
   if ! ctest --test-dir "$build_dir" -N -L "$regex" | grep -q 'Total Tests: [1-9]'; then
     echo "test.sh: no tests labelled ${cluster[*]}"
   elif [[ -x hack/cluster/with-cluster.sh ]]; then
+    # Build (or find cached) kube-apiserver, etcd and kwok first, so that no test's timeout has
+    # to cover a cold build (minutes on a fresh machine).
+    hack/cluster/build.sh
     # Integration tests run one at a time: they share the cluster and the machine's two cores.
     hack/cluster/with-cluster.sh -- ctest --test-dir "$build_dir" --output-on-failure -L "$regex" \
       || status=1
