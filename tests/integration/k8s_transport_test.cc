@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "cluster_env.h"
 #include <gtest/gtest.h>
 
 #include "arbiter/k8s/http_transport.h"
@@ -16,26 +17,17 @@
 namespace arbiter::k8s {
 namespace {
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_support::LocalCluster;
+using testing_support::ReadFile;
 
 class TransportTest : public testing::Test {
  protected:
   void SetUp() override {
-    const char* kubeconfig = std::getenv("KUBECONFIG");
-    if (kubeconfig == nullptr) GTEST_SKIP() << "KUBECONFIG is not set: run under hack/test.sh";
-    dir_ = std::filesystem::path(kubeconfig).parent_path();
-    std::string env = ReadFile(dir_ / "cluster.env");
-    std::string key = "APISERVER_URL=";
-    auto at = env.find(key);
-    ASSERT_NE(at, std::string::npos) << "no APISERVER_URL in " << (dir_ / "cluster.env");
-    server_ = env.substr(at + key.size(), env.find('\n', at) - at - key.size());
-    token_ = ReadFile(dir_ / "token");
-    while (!token_.empty() && (token_.back() == '\n' || token_.back() == '\r')) token_.pop_back();
+    std::optional<LocalCluster> cluster = LocalCluster::FromEnvironment();
+    if (!cluster) GTEST_SKIP() << "KUBECONFIG is not set: run under hack/test.sh";
+    dir_ = cluster->dir;
+    server_ = cluster->server;
+    token_ = cluster->token;
   }
 
   TransportOptions Options() {

@@ -268,8 +268,8 @@ StatusOr<HttpResponse> HttpTransport::Do(const HttpRequest& request) {
       refreshed_credentials = true;
       continue;
     }
-    bool retry =
-        response->status == 429 || (request.retryable && IsRetryableStatus(response->status));
+    bool retry = response->status == 429 ? request.retry_throttled
+                                         : request.retryable && IsRetryableStatus(response->status);
     if (!retry || last) return response;
     std::optional<std::chrono::seconds> retry_after = response->retry_after;
     std::chrono::nanoseconds wait = backoff.Next();

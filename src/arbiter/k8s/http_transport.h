@@ -106,6 +106,9 @@ struct HttpRequest {
   std::string accept = "application/json";
   std::chrono::milliseconds timeout{0};  // 0: the transport's
   bool retryable = true;                 // safe to send again after a failure
+  // 429 is retried unless this is false: an eviction's 429 is a PodDisruptionBudget's "no",
+  // not the server asking to slow down.
+  bool retry_throttled = true;
 };
 
 struct HttpResponse {

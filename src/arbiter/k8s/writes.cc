@@ -1,0 +1,73 @@
+#include "arbiter/k8s/writes.h"
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace arbiter::k8s {
+namespace {
+
+std::string PodPath(std::string_view namespace_name, std::string_view pod_name) {
+  return "/api/v1/namespaces/" + std::string(namespace_name) + "/pods/" + std::string(pod_name);
+}
+
+}  // namespace
+
+StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
+                           std::string_view pod_name, std::string_view uid,
+                           std::string_view node_name) {
+  nlohmann::json binding = {
+      {"apiVersion", "v1"},
+      {"kind", "Binding"},
+      {"metadata", {{"name", pod_name}, {"namespace", namespace_name}}},
+      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node_name}}},
+  };
+  if (!uid.empty()) binding["metadata"]["uid"] = uid;
+  StatusOr<std::string> created =
+      api.Create(PodPath(namespace_name, pod_name) + "/binding", binding.dump());
+  if (created.ok()) return BindOutcome::kBound;
+  // The API server answers a second binding with 409 "pod x is already assigned to node y".
+  if (created.status().code() == StatusCode::kAborted &&
+      created.status().message().find("is already assigned to node") != std::string::npos) {
+    return BindOutcome::kAlreadyAssigned;
+  }
+  return created.status();
+}
+
+Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,
+             std::int64_t grace_period_seconds) {
+  nlohmann::json eviction = {
+      {"apiVersion", "policy/v1"},
+      {"kind", "Eviction"},
+      {"metadata", {{"name", pod_name}, {"namespace", namespace_name}}},
+      {"deleteOptions", {{"gracePeriodSeconds", grace_period_seconds}}},
+  };
+  HttpRequest request;
+  request.method = "POST";
+  request.path = PodPath(namespace_name, pod_name) + "/eviction";
+  request.body = eviction.dump();
+  request.retry_throttled = false;
+  ARBITER_ASSIGN_OR_RETURN(HttpResponse response, api.Send(request));
+  if (response.status >= 200 && response.status < 300) return Status::Ok();
+  Status status = StatusFromResponse(request, response);
+  if (status.code() == StatusCode::kNotFound) return Status::Ok();
+  return status;
+}
+
+Status UpdateStatus(ApiClient& api, std::string_view path,
+                    const std::function<StatusOr<std::string>(const std::string&)>& mutate,
+                    int max_attempts) {
+  Status last;
+  for (int attempt = 0; attempt < max_attempts; ++attempt) {
+    ARBITER_ASSIGN_OR_RETURN(std::string current, api.Get(path));
+    ARBITER_ASSIGN_OR_RETURN(std::string updated, mutate(current));
+    if (updated == current) return Status::Ok();
+    StatusOr<std::string> written = api.Update(std::string(path) + "/status", std::move(updated));
+    if (written.ok()) return Status::Ok();
+    last = written.status();
+    if (last.code() != StatusCode::kAborted) return last;
+  }
+  return last.WithContext("gave up after " + std::to_string(max_attempts) + " conflicts");
+}
+
+}  // namespace arbiter::k8s

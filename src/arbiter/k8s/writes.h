@@ -1,0 +1,44 @@
+// The scheduler's writes to the API server: binding a pod to a node, evicting it, and updating a
+// status with optimistic concurrency. Each is one function over an ApiClient, so the binder,
+// evictor and status writer (and their fakes in tests) stay small.
+//
+// Thread safety: as ApiClient.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "arbiter/base/status.h"
+#include "arbiter/k8s/api_client.h"
+
+namespace arbiter::k8s {
+
+enum class BindOutcome : std::uint8_t {
+  kBound,            // this call bound the pod
+  kAlreadyAssigned,  // the pod was bound already (by us earlier, or by someone else)
+};
+
+// Creates the pods/binding subresource. A pod that is already assigned to a node is not a
+// failure: the result says so (the watch will tell which node). `uid` guards against binding a
+// pod of the same name that replaced the one we decided for (409 ABORTED then).
+StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
+                           std::string_view pod_name, std::string_view uid,
+                           std::string_view node_name);
+
+// Evicts a pod through the policy/v1 Eviction subresource, honouring PodDisruptionBudgets: when
+// a budget forbids it the result is RESOURCE_EXHAUSTED with the server's reason (not retried
+// here: the evictor decides when to try again). A pod already gone is OK.
+Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,
+             std::int64_t grace_period_seconds);
+
+// Reads the object at `path`, lets `mutate` turn its JSON into the new object's JSON (keeping
+// metadata.resourceVersion, which makes the write conditional), and PUTs it to `path` +
+// "/status". On a conflict it reads again and retries, up to `max_attempts` times in all.
+// `mutate` may return the input unchanged: then nothing is written.
+Status UpdateStatus(ApiClient& api, std::string_view path,
+                    const std::function<StatusOr<std::string>(const std::string&)>& mutate,
+                    int max_attempts = 5);
+
+}  // namespace arbiter::k8s
