@@ -73,7 +73,12 @@ def main():
         ok = run.returncode == 0 and "warning:" not in run.stdout and "error:" not in run.stdout
         if ok and pre.returncode == 0:
             stamp.touch()
-        return path, ok, run.stdout, False
+        # clang-tidy reports compile errors and its own failures on stderr.
+        noise = ("warnings generated", "warning generated", "Suppressed ", "Use -header-filter",
+                 "Error while processing")
+        errors = "".join(line for line in run.stderr.splitlines(keepends=True)
+                         if not any(n in line for n in noise))
+        return path, ok, run.stdout + errors, False
 
     failed = 0
     cached = 0

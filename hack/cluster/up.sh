@@ -28,6 +28,8 @@ Options:
   --node-lease-seconds S     node Lease duration kwok keeps renewing every S/4 s, like a
                              kubelet (default: 40); 0 = no leases and no node status heartbeat
                              (cheapest for thousands of nodes)
+  --apiserver-arg ARG        one more kube-apiserver flag, e.g. --apiserver-arg=--watch-cache=false
+                             (repeatable; tests that need etcd's own compaction to show)
   --timeout SEC              give up if the cluster is not ready after SEC s (default: 120)
   -h, --help                 show this help
 
@@ -62,6 +64,7 @@ need_arg() {
     exit 2
   fi
 }
+apiserver_extra=()
 while (($#)); do
   case "$1" in
     --name) need_arg "$@"; name="$2"; shift ;;
@@ -78,6 +81,8 @@ while (($#)); do
     --node-lease-seconds=*) lease_seconds="${1#*=}" ;;
     --with-kube-scheduler) with_scheduler=1 ;;
     --with-controller-manager) with_kcm=1 ;;
+    --apiserver-arg) need_arg "$@"; apiserver_extra+=("$2"); shift ;;
+    --apiserver-arg=*) apiserver_extra+=("${1#*=}") ;;
     --timeout) need_arg "$@"; timeout="$2"; shift ;;
     --timeout=*) timeout="${1#*=}" ;;
     -h|--help) usage; exit 0 ;;
@@ -356,7 +361,8 @@ start_daemon kube-apiserver "$BIN/kube-apiserver" \
   --endpoint-reconciler-type=none \
   --allow-privileged=true \
   --profiling=false \
-  --v=1
+  --v=1 \
+  ${apiserver_extra[@]+"${apiserver_extra[@]}"}
 wait_ready kube-apiserver "$(remaining)" "kube-apiserver /readyz" \
   curl -fsS --max-time 2 --cacert "$pki/ca.crt" "$server/readyz"
 wait_ready kube-apiserver "$(remaining)" "the default namespace" \

@@ -27,16 +27,29 @@ size_t AppendToString(char* data, size_t size, size_t count, void* out) {
 
 struct StreamSink {
   const std::function<bool(std::string_view)>* on_data;
+  const std::atomic<bool>* cancel;
   bool stopped = false;
 };
 
 size_t CallSink(char* data, size_t size, size_t count, void* out) {
   auto* sink = static_cast<StreamSink*>(out);
-  if (!(*sink->on_data)(std::string_view(data, size * count))) {
+  if ((sink->cancel != nullptr && sink->cancel->load()) ||
+      !(*sink->on_data)(std::string_view(data, size * count))) {
     sink->stopped = true;
     return 0;  // makes curl stop with CURLE_WRITE_ERROR
   }
   return size * count;
+}
+
+// libcurl calls this about once a second while a transfer is idle: the chance to cancel.
+int CheckCancel(void* data, curl_off_t /*dltotal*/, curl_off_t /*dlnow*/, curl_off_t /*ultotal*/,
+                curl_off_t /*ulnow*/) {
+  auto* sink = static_cast<StreamSink*>(data);
+  if (sink->cancel != nullptr && sink->cancel->load()) {
+    sink->stopped = true;
+    return 1;  // aborts with CURLE_ABORTED_BY_CALLBACK
+  }
+  return 0;
 }
 
 bool IsRetryableStatus(long status) {  // NOLINT(google-runtime-int)
@@ -280,7 +293,8 @@ StatusOr<HttpResponse> HttpTransport::Do(const HttpRequest& request) {
 
 // NOLINTNEXTLINE(google-runtime-int): libcurl's type
 StatusOr<long> HttpTransport::Stream(const HttpRequest& request,
-                                     const std::function<bool(std::string_view)>& on_data) {
+                                     const std::function<bool(std::string_view)>& on_data,
+                                     const std::atomic<bool>* cancel) {
   std::chrono::nanoseconds wait = limiter_.Reserve();
   if (wait.count() > 0) std::this_thread::sleep_for(wait);
   std::unique_ptr<Handle> h = Acquire();
@@ -289,16 +303,21 @@ StatusOr<long> HttpTransport::Stream(const HttpRequest& request,
     Release(std::move(h));
     return prepared;
   }
-  StreamSink sink{&on_data};
+  StreamSink sink{&on_data, cancel};
   // A stream lasts as long as the server keeps it (watches end by their timeoutSeconds).
   curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS,
                    static_cast<long>(request.timeout.count()));  // NOLINT
   curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, &CallSink);
   curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(h->easy, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(h->easy, CURLOPT_XFERINFOFUNCTION, &CheckCancel);
+  curl_easy_setopt(h->easy, CURLOPT_XFERINFODATA, &sink);
   CURLcode code = curl_easy_perform(h->easy);
   long status = 0;  // NOLINT(google-runtime-int)
   curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
-  if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && sink.stopped)) {
+  bool cancelled_here =
+      sink.stopped && (code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK);
+  if (code != CURLE_OK && !cancelled_here) {
     Status error = CurlError(code, h->error, request, options_.server);
     Release(std::move(h));
     return error;

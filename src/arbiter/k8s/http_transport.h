@@ -18,6 +18,7 @@
 // Thread safety: Do() and Stream() may be called from many threads at once.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -131,9 +132,12 @@ class HttpTransport {
   // Sends the request and hands the response body to `on_data` as it arrives, until the server
   // closes the stream, an error occurs, or on_data returns false (then the result is OK). Returns
   // the HTTP status. Not retried: the caller (a reflector) decides what to do.
+  // `cancel`, if given, is polled about once a second (and on every chunk): once true the
+  // stream ends, OK, even when the server sends nothing.
   // NOLINTNEXTLINE(google-runtime-int): libcurl's type
   StatusOr<long> Stream(const HttpRequest& request,
-                        const std::function<bool(std::string_view)>& on_data);
+                        const std::function<bool(std::string_view)>& on_data,
+                        const std::atomic<bool>* cancel = nullptr);
 
   const std::string& server() const { return options_.server; }
 

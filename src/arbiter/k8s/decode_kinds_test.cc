@@ -1,0 +1,224 @@
+// Decoding of the other kinds: Node, Namespace, PriorityClass, Lease, Event, ResourceQuota, and
+// Arbiter's PodGroup and Queue.
+#include <chrono>
+
+#include <gtest/gtest.h>
+
+#include "arbiter/k8s/decode.h"
+#include "arbiter/k8s/decode_test_util.h"
+
+namespace arbiter::k8s {
+namespace {
+
+using test_util::Decode;
+
+constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
+constexpr std::int64_t kKi = 1024;
+
+TEST(DecodeNodeTest, ReadsSchedulingView) {
+  StatusOr<Node> node = Decode<Node>(R"json({
+    "kind": "Node", "apiVersion": "v1",
+    "metadata": {"name": "node-7", "uid": "n7", "resourceVersion": "99",
+                 "labels": {"kubernetes.io/hostname": "node-7", "gpu": "a100"}},
+    "spec": {"podCIDR": "10.244.7.0/24", "unschedulable": true,
+             "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+                        {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute",
+                         "timeAdded": "2024-05-01T10:00:00Z"}]},
+    "status": {
+      "capacity": {"cpu": "32", "memory": "131896552Ki", "pods": "110", "nvidia.com/gpu": "8",
+                   "hugepages-2Mi": "0"},
+      "allocatable": {"cpu": "31800m", "memory": "129701928Ki", "pods": "110", "nvidia.com/gpu": "8"},
+      "conditions": [{"type": "MemoryPressure", "status": "False"},
+                     {"type": "Ready", "status": "True", "reason": "KubeletReady",
+                      "lastHeartbeatTime": "2024-05-01T10:00:00Z"}],
+      "nodeInfo": {"kubeletVersion": "v1.36.3"}
+    }})json");
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ(node->meta.Key(), "node-7");
+  EXPECT_EQ(node->meta.labels.at("gpu"), "a100");
+  EXPECT_TRUE(node->unschedulable);
+  ASSERT_EQ(node->taints.size(), 2U);
+  EXPECT_EQ(node->taints[0], (Taint{"nvidia.com/gpu", "present", "NoSchedule"}));
+  EXPECT_EQ(node->taints[1].effect, "NoExecute");
+  EXPECT_EQ(node->capacity.Get("memory"), 131896552 * kKi);
+  EXPECT_TRUE(node->capacity.Has("hugepages-2Mi"));
+  EXPECT_EQ(
+      node->allocatable,
+      (ResourceList{
+          {"cpu", 31800}, {"memory", 129701928 * kKi}, {"pods", 110}, {"nvidia.com/gpu", 8}}));
+  EXPECT_TRUE(node->Ready());
+}
+
+TEST(DecodeNamespaceTest, ReadsLabelsAndPhase) {
+  StatusOr<Namespace> ns = Decode<Namespace>(R"({"apiVersion": "v1", "kind": "Namespace",
+    "metadata": {"name": "ml", "labels": {"kubernetes.io/metadata.name": "ml", "team": "ml"}},
+    "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})");
+  ASSERT_TRUE(ns.ok()) << ns.status();
+  EXPECT_EQ(ns->meta.Key(), "ml");
+  EXPECT_EQ(ns->meta.labels.at("team"), "ml");
+  EXPECT_EQ(ns->phase, "Active");
+}
+
+TEST(DecodePriorityClassTest, ReadsTopLevelFields) {
+  StatusOr<PriorityClass> pc = Decode<PriorityClass>(R"({"apiVersion": "scheduling.k8s.io/v1",
+    "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000000,
+    "globalDefault": false, "description": "urgent", "preemptionPolicy": "Never"})");
+  ASSERT_TRUE(pc.ok()) << pc.status();
+  EXPECT_EQ(pc->value, 1000000);
+  EXPECT_FALSE(pc->global_default);
+  EXPECT_EQ(pc->preemption_policy, "Never");
+}
+
+TEST(DecodeLeaseTest, ReadsMicroTimes) {
+  StatusOr<Lease> lease = Decode<Lease>(R"({"apiVersion": "coordination.k8s.io/v1",
+    "kind": "Lease", "metadata": {"name": "arbiter-scheduler", "namespace": "arbiter-system"},
+    "spec": {"holderIdentity": "host-a_1234", "leaseDurationSeconds": 15,
+             "acquireTime": "2024-05-01T10:00:00.000000Z",
+             "renewTime": "2024-05-01T10:00:10.123456Z", "leaseTransitions": 3}})");
+  ASSERT_TRUE(lease.ok()) << lease.status();
+  EXPECT_EQ(lease->holder_identity, "host-a_1234");
+  EXPECT_EQ(lease->lease_duration_seconds, 15);
+  EXPECT_EQ(lease->acquire_time, Clock::WallTime(std::chrono::seconds(1714557600)));
+  EXPECT_EQ(lease->renew_time,
+            Clock::WallTime(std::chrono::seconds(1714557610) + std::chrono::microseconds(123456)));
+  EXPECT_EQ(lease->lease_transitions, 3);
+}
+
+TEST(DecodeLeaseTest, AbsentHolderStaysAbsent) {
+  StatusOr<Lease> lease = Decode<Lease>(R"({"metadata": {"name": "l", "namespace": "x"},
+    "spec": {"holderIdentity": null}})");
+  ASSERT_TRUE(lease.ok()) << lease.status();
+  EXPECT_FALSE(lease->holder_identity.has_value());
+  EXPECT_FALSE(lease->renew_time.has_value());
+}
+
+TEST(DecodeEventTest, ReadsEventsV1) {
+  StatusOr<Event> event = Decode<Event>(R"({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+    "metadata": {"name": "trainer-0.17c9", "namespace": "ml"},
+    "eventTime": "2024-05-01T10:00:01.000001Z", "reportingController": "arbiter.dev/scheduler",
+    "reportingInstance": "arbiter-scheduler-host-a", "action": "Binding", "reason": "Scheduled",
+    "note": "Successfully assigned ml/trainer-0 to node-7", "type": "Normal",
+    "regarding": {"kind": "Pod", "namespace": "ml", "name": "trainer-0", "uid": "7c1d",
+                  "apiVersion": "v1"}})");
+  ASSERT_TRUE(event.ok()) << event.status();
+  EXPECT_EQ(event->reason, "Scheduled");
+  EXPECT_EQ(event->type, "Normal");
+  EXPECT_EQ(event->regarding, (ObjectReference{"v1", "Pod", "ml", "trainer-0", "7c1d"}));
+  EXPECT_FALSE(event->related.has_value());
+  ASSERT_TRUE(event->event_time.has_value());
+}
+
+TEST(DecodeResourceQuotaTest, QuotaKeysUseTheUnitOfTheirResource) {
+  StatusOr<ResourceQuota> quota = Decode<ResourceQuota>(R"({"metadata": {"name": "q",
+    "namespace": "ml"}, "spec": {"hard": {"requests.cpu": "10", "limits.memory": "20Gi",
+    "pods": "50", "count/pods": "50"}},
+    "status": {"hard": {"requests.cpu": "10"}, "used": {"requests.cpu": "1500m"}}})");
+  ASSERT_TRUE(quota.ok()) << quota.status();
+  EXPECT_EQ(quota->spec_hard.Get("requests.cpu"), 10000);  // millicores
+  EXPECT_EQ(quota->spec_hard.Get("limits.memory"), 20 * kGi);
+  EXPECT_EQ(quota->spec_hard.Get("count/pods"), 50);
+  EXPECT_EQ(quota->status_used.Get("requests.cpu"), 1500);
+}
+
+TEST(DecodePodGroupTest, ReadsSpecAndStatus) {
+  StatusOr<PodGroup> group = Decode<PodGroup>(R"({"apiVersion": "arbiter.dev/v1alpha1",
+    "kind": "PodGroup", "metadata": {"name": "trainer", "namespace": "ml"},
+    "spec": {"minMember": 3, "queue": "research", "priorityClassName": "high",
+             "minResources": {"cpu": "3", "memory": "6Gi"},
+             "minTaskMember": {"ps": 1, "worker": 2}},
+    "status": {"phase": "Inqueue", "scheduled": 1, "running": 0, "failed": 0,
+               "conditions": [{"type": "Unschedulable", "status": "True",
+                               "reason": "NotEnoughResources", "message": "2/3 placed"}]}})");
+  ASSERT_TRUE(group.ok()) << group.status();
+  EXPECT_EQ(group->spec.min_member, 3);
+  EXPECT_EQ(group->spec.queue, "research");
+  EXPECT_EQ(group->spec.min_resources, (ResourceList{{"cpu", 3000}, {"memory", 6 * kGi}}));
+  EXPECT_EQ(group->spec.min_task_member,
+            (std::map<std::string, std::int32_t>{{"ps", 1}, {"worker", 2}}));
+  EXPECT_EQ(group->status.phase, PodGroupPhase::kInqueue);
+  EXPECT_EQ(group->status.scheduled, 1);
+  ASSERT_EQ(group->status.conditions.size(), 1U);
+  EXPECT_EQ(group->status.conditions[0].reason, "NotEnoughResources");
+}
+
+TEST(DecodePodGroupTest, DefaultsApplyWhenAbsent) {
+  StatusOr<PodGroup> group =
+      Decode<PodGroup>(R"({"metadata": {"name": "g", "namespace": "ml"}, "spec": {}})");
+  ASSERT_TRUE(group.ok()) << group.status();
+  EXPECT_EQ(group->spec.queue, "default");
+  EXPECT_EQ(group->spec.min_member, 1);
+  EXPECT_EQ(group->status.phase, PodGroupPhase::kPending);
+}
+
+TEST(DecodeQueueTest, ReadsSpecAndStatus) {
+  StatusOr<Queue> queue = Decode<Queue>(R"({"apiVersion": "arbiter.dev/v1alpha1", "kind": "Queue",
+    "metadata": {"name": "research"},
+    "spec": {"weight": 3, "capability": {"cpu": 64, "nvidia.com/gpu": "8"},
+             "guarantee": {"cpu": "8"}, "reclaimable": false, "parent": "org", "state": "Closed",
+             "namespaceSelector": {"matchLabels": {"team": "ml"},
+                                   "matchExpressions": [{"key": "env", "operator": "NotIn",
+                                                         "values": ["sandbox"]}]}},
+    "status": {"deserved": {"cpu": "16"}, "allocated": {"cpu": "12"}, "used": {"cpu": "11500m"},
+               "pending": 2, "inqueue": 1, "running": 4}})");
+  ASSERT_TRUE(queue.ok()) << queue.status();
+  const QueueSpec& s = queue->spec;
+  EXPECT_EQ(s.weight, 3);
+  EXPECT_EQ(s.capability, (ResourceList{{"cpu", 64000}, {"nvidia.com/gpu", 8}}));
+  EXPECT_EQ(s.guarantee, (ResourceList{{"cpu", 8000}}));
+  EXPECT_FALSE(s.reclaimable);
+  EXPECT_EQ(s.parent, "org");
+  EXPECT_EQ(s.state, QueueState::kClosed);
+  ASSERT_TRUE(s.namespace_selector.has_value());
+  EXPECT_TRUE(s.AdmitsNamespace({{"team", "ml"}, {"env", "prod"}}));
+  EXPECT_FALSE(s.AdmitsNamespace({{"team", "ml"}, {"env", "sandbox"}}));
+  EXPECT_EQ(queue->status.used.Get("cpu"), 11500);
+  EXPECT_EQ(queue->status.running, 4);
+}
+
+TEST(DecodeQueueTest, DefaultsApplyWhenAbsent) {
+  StatusOr<Queue> queue = Decode<Queue>(R"({"metadata": {"name": "default"}})");
+  ASSERT_TRUE(queue.ok()) << queue.status();
+  EXPECT_EQ(queue->spec.weight, 1);
+  EXPECT_TRUE(queue->spec.reclaimable);
+  EXPECT_EQ(queue->spec.state, QueueState::kOpen);
+  EXPECT_FALSE(queue->spec.namespace_selector.has_value());
+  EXPECT_TRUE(queue->spec.AdmitsNamespace({{"any", "thing"}}));
+}
+
+TEST(DecodeValueTest, DecodersTakeAnOnDemandValue) {
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string json(std::string_view(
+      R"({"pods": [{"metadata": {"name": "a", "namespace": "x"}}], "status": {"code": 404,
+          "reason": "NotFound", "status": "Failure", "message": "pods \"b\" not found"}})"));
+  simdjson::ondemand::document doc = parser.iterate(json);
+  simdjson::ondemand::value first = doc["pods"].at(0).value();
+  StatusOr<Pod> pod = DecodePod(first);
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->meta.Key(), "x/a");
+  StatusOr<ApiStatus> status = DecodeApiStatus(doc["status"].value());
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(*status, (ApiStatus{404, "Failure", "NotFound", "pods \"b\" not found"}));
+}
+
+TEST(ParseRfc3339Test, AcceptsKubernetesForms) {
+  EXPECT_EQ(*ParseRfc3339("1970-01-01T00:00:00Z"), Clock::WallTime());
+  EXPECT_EQ(*ParseRfc3339("2000-02-29T23:59:59.999999999Z"),
+            Clock::WallTime(std::chrono::seconds(951868799) + std::chrono::nanoseconds(999999999)));
+  EXPECT_EQ(*ParseRfc3339("1970-01-01T01:00:00+01:00"), Clock::WallTime());
+  EXPECT_EQ(*ParseRfc3339("1969-12-31T23:30:00-00:30"), Clock::WallTime());
+  // Digits past nanoseconds are truncated.
+  EXPECT_EQ(*ParseRfc3339("1970-01-01T00:00:00.0000000019Z"),
+            Clock::WallTime(std::chrono::nanoseconds(1)));
+}
+
+TEST(ParseRfc3339Test, RejectsOtherForms) {
+  for (std::string_view bad :
+       {"", "2024-05-01", "2024-05-01 10:00:00Z", "2024-05-01T10:00:00", "2024-13-01T00:00:00Z",
+        "2024-05-01T24:00:00Z", "2024-05-01T10:00:00.Z", "2024-05-01T10:00:00+0100",
+        "2024-05-01T10:00:00Zjunk", "２024-05-01T10:00:00Z"}) {
+    EXPECT_FALSE(ParseRfc3339(bad).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace arbiter::k8s

@@ -1,0 +1,175 @@
+#include "arbiter/k8s/event_recorder.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "arbiter/k8s/leader_election.h"  // FormatMicroTime
+
+namespace arbiter::k8s {
+namespace {
+
+constexpr std::size_t kMaxNote = 1024;
+
+}  // namespace
+
+EventAggregator::EventAggregator(EventRecorderOptions options, const Clock& clock)
+    : options_(std::move(options)), clock_(clock) {}
+
+std::string EventAggregator::Key(const EventSpec& spec) {
+  return spec.regarding.namespace_name + "/" + spec.regarding.name + "/" + spec.regarding.uid +
+         "\n" + spec.type + "\n" + spec.reason + "\n" + spec.note;
+}
+
+bool EventAggregator::TakeToken(const std::string& object_key) {
+  Clock::MonotonicTime now = clock_.MonotonicNow();
+  auto [it, inserted] =
+      budgets_.try_emplace(object_key, Budget{static_cast<double>(options_.per_object_burst), now});
+  Budget& b = it->second;
+  double elapsed = std::chrono::duration<double>(now - b.refreshed).count();
+  b.tokens = std::min(static_cast<double>(options_.per_object_burst),
+                      b.tokens + elapsed * options_.per_object_qps);
+  b.refreshed = now;
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
+}
+
+EventAggregator::Decision EventAggregator::Observe(const EventSpec& spec) {
+  Clock::MonotonicTime now = clock_.MonotonicNow();
+  std::string key = Key(spec);
+  std::string object_key = spec.regarding.namespace_name + "/" + spec.regarding.name;
+  auto it = entries_.find(key);
+  if (it != entries_.end() && now - it->second.first_seen > options_.aggregation_window) {
+    entries_.erase(it);
+    it = entries_.end();
+  }
+  if (it == entries_.end()) {
+    if (!TakeToken(object_key)) return {Decision::Kind::kSuppress, "", 0};
+    char suffix[24];
+    std::snprintf(suffix, sizeof(suffix), ".%" PRIx64, ++sequence_);
+    std::string name = spec.regarding.name + "." +
+                       std::to_string(clock_.Now().time_since_epoch().count()) + suffix;
+    entries_[key] = Entry{name, 1, now, now};
+    return {Decision::Kind::kCreate, name, 1};
+  }
+  Entry& e = it->second;
+  ++e.count;
+  e.last_seen = now;
+  if (!TakeToken(object_key)) return {Decision::Kind::kSuppress, e.event_name, e.count};
+  return {Decision::Kind::kUpdateSeries, e.event_name, e.count};
+}
+
+void EventAggregator::Forget(const EventSpec& spec) { entries_.erase(Key(spec)); }
+
+EventRecorder::EventRecorder(ApiClient& api, EventRecorderOptions options, const Clock& clock)
+    : api_(api), options_(std::move(options)), clock_(clock), aggregator_(options_, clock_) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+EventRecorder::~EventRecorder() { Stop(); }
+
+bool EventRecorder::Record(EventSpec spec) {
+  if (spec.note.size() > kMaxNote) spec.note.resize(kMaxNote);
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ || queue_.size() >= options_.queue_capacity) {
+      ++dropped_;
+      return false;
+    }
+    queue_.push_back(std::move(spec));
+  }
+  changed_.notify_all();
+  return true;
+}
+
+void EventRecorder::Flush() {
+  std::unique_lock lock(mu_);
+  changed_.wait(lock, [this] { return (queue_.empty() && !busy_) || stopping_; });
+}
+
+void EventRecorder::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::uint64_t EventRecorder::dropped() const {
+  std::lock_guard lock(mu_);
+  return dropped_;
+}
+std::uint64_t EventRecorder::written() const {
+  std::lock_guard lock(mu_);
+  return written_;
+}
+std::uint64_t EventRecorder::failed() const {
+  std::lock_guard lock(mu_);
+  return failed_;
+}
+
+void EventRecorder::Loop() {
+  while (true) {
+    EventSpec spec;
+    {
+      std::unique_lock lock(mu_);
+      busy_ = false;
+      changed_.notify_all();
+      changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+      if (stopping_) return;
+      spec = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+    }
+    EventAggregator::Decision decision = aggregator_.Observe(spec);
+    if (decision.kind != EventAggregator::Decision::Kind::kSuppress) Write(spec, decision);
+  }
+}
+
+void EventRecorder::Write(const EventSpec& spec, const EventAggregator::Decision& decision) {
+  const std::string now = FormatMicroTime(clock_.Now());
+  const std::string collection =
+      "/apis/events.k8s.io/v1/namespaces/" + spec.regarding.namespace_name + "/events";
+  Status status;
+  if (decision.kind == EventAggregator::Decision::Kind::kCreate) {
+    nlohmann::json event = {
+        {"apiVersion", "events.k8s.io/v1"},
+        {"kind", "Event"},
+        {"metadata", {{"name", decision.event_name}, {"namespace", spec.regarding.namespace_name}}},
+        {"eventTime", now},
+        {"reportingController", options_.reporting_controller},
+        {"reportingInstance", options_.reporting_instance},
+        {"action", spec.action},
+        {"reason", spec.reason},
+        {"type", spec.type},
+        {"note", spec.note},
+        {"regarding",
+         {{"apiVersion", spec.regarding.api_version},
+          {"kind", spec.regarding.kind},
+          {"namespace", spec.regarding.namespace_name},
+          {"name", spec.regarding.name},
+          {"uid", spec.regarding.uid}}},
+    };
+    status = api_.Create(collection, event.dump()).status();
+    if (!status.ok()) aggregator_.Forget(spec);
+  } else {
+    nlohmann::json patch = {
+        {"series", {{"count", decision.count}, {"lastObservedTime", now}}},
+    };
+    status = api_.Patch(collection + "/" + decision.event_name, patch.dump(), PatchType::kMerge)
+                 .status();
+  }
+  std::lock_guard lock(mu_);
+  if (status.ok()) {
+    ++written_;
+  } else {
+    ++failed_;
+  }
+}
+
+}  // namespace arbiter::k8s

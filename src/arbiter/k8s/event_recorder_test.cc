@@ -1,0 +1,104 @@
+#include "arbiter/k8s/event_recorder.h"
+
+#include <gtest/gtest.h>
+
+namespace arbiter::k8s {
+namespace {
+
+using Kind = EventAggregator::Decision::Kind;
+
+EventSpec Failed(const std::string& pod, const std::string& note) {
+  EventSpec e;
+  e.regarding.namespace_name = "ns";
+  e.regarding.name = pod;
+  e.regarding.uid = "uid-" + pod;
+  e.type = "Warning";
+  e.reason = "FailedScheduling";
+  e.note = note;
+  return e;
+}
+
+TEST(EventAggregatorTest, RepeatsBecomeASeriesOfOneEvent) {
+  FakeClock clock;
+  EventRecorderOptions options;
+  EventAggregator agg(options, clock);
+  EventAggregator::Decision first = agg.Observe(Failed("p", "0/3 nodes have enough cpu"));
+  EXPECT_EQ(first.kind, Kind::kCreate);
+  EXPECT_EQ(first.count, 1);
+  clock.Advance(std::chrono::seconds(1));
+  EventAggregator::Decision second = agg.Observe(Failed("p", "0/3 nodes have enough cpu"));
+  EXPECT_EQ(second.kind, Kind::kUpdateSeries);
+  EXPECT_EQ(second.event_name, first.event_name);
+  EXPECT_EQ(second.count, 2);
+}
+
+TEST(EventAggregatorTest, DifferentNotesOrObjectsAreDifferentEvents) {
+  FakeClock clock;
+  EventAggregator agg(EventRecorderOptions{}, clock);
+  std::string a = agg.Observe(Failed("p", "x")).event_name;
+  EXPECT_EQ(agg.Observe(Failed("p", "y")).kind, Kind::kCreate);
+  EXPECT_EQ(agg.Observe(Failed("q", "x")).kind, Kind::kCreate);
+  EXPECT_NE(agg.Observe(Failed("q", "x")).event_name, a);
+}
+
+TEST(EventAggregatorTest, AfterTheWindowANewEventStarts) {
+  FakeClock clock;
+  EventRecorderOptions options;
+  options.aggregation_window = std::chrono::minutes(10);
+  EventAggregator agg(options, clock);
+  std::string first = agg.Observe(Failed("p", "x")).event_name;
+  clock.Advance(std::chrono::minutes(11));
+  EventAggregator::Decision later = agg.Observe(Failed("p", "x"));
+  EXPECT_EQ(later.kind, Kind::kCreate);
+  EXPECT_NE(later.event_name, first);
+}
+
+TEST(EventAggregatorTest, APerObjectBudgetSuppressesFloodsAndCountsThem) {
+  FakeClock clock;
+  EventRecorderOptions options;
+  options.per_object_burst = 3;
+  options.per_object_qps = 1.0;  // one token a second
+  EventAggregator agg(options, clock);
+  EXPECT_EQ(agg.Observe(Failed("p", "x")).kind, Kind::kCreate);
+  EXPECT_EQ(agg.Observe(Failed("p", "x")).kind, Kind::kUpdateSeries);
+  EXPECT_EQ(agg.Observe(Failed("p", "x")).kind, Kind::kUpdateSeries);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(agg.Observe(Failed("p", "x")).kind, Kind::kSuppress);
+  // Another object has its own budget.
+  EXPECT_EQ(agg.Observe(Failed("q", "x")).kind, Kind::kCreate);
+  clock.Advance(std::chrono::seconds(1));
+  EventAggregator::Decision next = agg.Observe(Failed("p", "x"));
+  EXPECT_EQ(next.kind, Kind::kUpdateSeries);
+  EXPECT_EQ(next.count, 14);  // the suppressed ones are in the count
+}
+
+TEST(EventRecorderTest, RecordNeverWaitsForTheServerAndDropsWhenFull) {
+  TransportOptions o;
+  o.server = "https://127.0.0.1:1";  // nothing listens there: every write fails
+  o.max_attempts = 1;
+  auto transport = HttpTransport::Create(o);
+  ASSERT_TRUE(transport.ok());
+  ApiClient api(**transport);
+  EventRecorderOptions options;
+  options.queue_capacity = 0;  // nothing fits: every Record is a drop, and none waits
+  EventRecorder recorder(api, options, RealClock::Instance());
+  for (int i = 0; i < 100; ++i) EXPECT_FALSE(recorder.Record(Failed("p", "x")));
+  EXPECT_EQ(recorder.dropped(), 100U);
+  recorder.Stop();
+}
+
+TEST(EventRecorderTest, FailedWritesAreCountedNotFatal) {
+  TransportOptions o;
+  o.server = "https://127.0.0.1:1";
+  o.max_attempts = 1;
+  auto transport = HttpTransport::Create(o);
+  ASSERT_TRUE(transport.ok());
+  ApiClient api(**transport);
+  EventRecorder recorder(api, EventRecorderOptions{}, RealClock::Instance());
+  EXPECT_TRUE(recorder.Record(Failed("p", "x")));
+  recorder.Flush();
+  EXPECT_EQ(recorder.failed(), 1U);
+  EXPECT_EQ(recorder.written(), 0U);
+}
+
+}  // namespace
+}  // namespace arbiter::k8s

@@ -1,0 +1,72 @@
+// ObjectMeta and the small value types every Kubernetes object shares (labels, owner references,
+// conditions), as Arbiter's model keeps them: plain values with no I/O. Decoding from the API's
+// JSON lives in k8s/decode.h; these types never know where they came from.
+//
+// Timestamps are wall-clock instants (Clock::WallTime, nanoseconds since the Unix epoch); an
+// absent timestamp is the epoch (creation) or std::nullopt (deletion, optional times).
+//
+// Thread safety: value types.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arbiter/base/clock.h"
+
+namespace arbiter {
+
+// Labels and annotations: sorted, so iteration and printing are deterministic.
+using Labels = std::map<std::string, std::string>;
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
+};
+
+struct ObjectMeta {
+  std::string namespace_name;  // empty for cluster-scoped objects
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  std::int64_t generation = 0;
+  Labels labels;
+  Labels annotations;
+  Clock::WallTime creation_timestamp{};
+  std::optional<Clock::WallTime> deletion_timestamp;
+  std::vector<OwnerReference> owner_references;
+
+  // "namespace/name", or "name" for a cluster-scoped object: how logs and errors name it.
+  std::string Key() const { return namespace_name.empty() ? name : namespace_name + "/" + name; }
+  friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;
+};
+
+// A status condition ("Ready", "PodScheduled", "Unschedulable", ...). `status` is the API's
+// string: "True", "False" or "Unknown".
+struct Condition {
+  std::string type;
+  std::string status;
+  std::string reason;
+  std::string message;
+  std::optional<Clock::WallTime> last_transition_time;
+
+  bool IsTrue() const { return status == "True"; }
+  friend bool operator==(const Condition&, const Condition&) = default;
+};
+
+// The condition of the given type, or nullptr. The pointer is into `conditions`.
+inline const Condition* FindCondition(const std::vector<Condition>& conditions,
+                                      const std::string& type) {
+  for (const Condition& c : conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace arbiter

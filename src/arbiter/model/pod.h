@@ -1,0 +1,127 @@
+// Pod: the parts of a Kubernetes v1 Pod that scheduling reads, as a plain value (no I/O;
+// k8s/decode.h builds it from the API's JSON).
+//
+// Resource requests are ResourceLists in canonical units (resource/resource_name.h). A pod's
+// effective request is what the scheduler reserves on a node for it, computed as upstream's
+// k8s.io/component-helpers resource.PodRequests does (Kubernetes 1.29+, sidecars included):
+//   regular  = sum over containers + sum over restartable init containers (sidecars, whose
+//              restartPolicy is Always: they keep running beside the containers)
+//   init_max = max over init containers, in order, of the container's request plus the sidecars
+//              started before it (a sidecar's own entry is the running sidecar total)
+//   request  = max(regular, init_max) per resource + spec.overhead, plus the implicit pods: 1
+// Pod-level resources (spec.resources, alpha in 1.32) are not modelled yet.
+//
+// Thread safety: value types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arbiter/base/status.h"
+#include "arbiter/model/object_meta.h"
+#include "arbiter/resource/resource_list.h"
+
+namespace arbiter {
+
+// The taint effects Kubernetes defines; an empty effect in a toleration matches every effect.
+inline constexpr std::string_view kEffectNoSchedule = "NoSchedule";
+inline constexpr std::string_view kEffectPreferNoSchedule = "PreferNoSchedule";
+inline constexpr std::string_view kEffectNoExecute = "NoExecute";
+
+enum class TolerationOperator : std::uint8_t { kEqual, kExists };
+
+struct Toleration {
+  std::string key;  // empty with kExists: tolerates every taint
+  TolerationOperator op = TolerationOperator::kEqual;
+  std::string value;
+  std::string effect;  // empty: every effect
+  std::optional<std::int64_t> toleration_seconds;
+  friend bool operator==(const Toleration&, const Toleration&) = default;
+};
+
+enum class NodeSelectorOperator : std::uint8_t { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt };
+
+std::string_view NodeSelectorOperatorName(NodeSelectorOperator op);
+StatusOr<NodeSelectorOperator> ParseNodeSelectorOperator(std::string_view text);
+
+struct NodeSelectorRequirement {
+  std::string key;
+  NodeSelectorOperator op = NodeSelectorOperator::kIn;
+  std::vector<std::string> values;
+  friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
+};
+
+// A term holds when all its requirements hold; match_fields select on node fields
+// (metadata.name is the only one Kubernetes supports).
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;
+  friend bool operator==(const NodeSelectorTerm&, const NodeSelectorTerm&) = default;
+};
+
+// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: the terms are ORed.
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> terms;
+  friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
+};
+
+struct HostPort {
+  std::int32_t port = 0;         // hostPort, > 0
+  std::string protocol = "TCP";  // TCP, UDP or SCTP
+  std::string host_ip;           // empty means every address (0.0.0.0)
+  friend bool operator==(const HostPort&, const HostPort&) = default;
+};
+
+struct Container {
+  std::string name;
+  ResourceList requests;
+  std::vector<HostPort> host_ports;  // only ports with a hostPort
+  // "Always" on an init container makes it a sidecar; empty otherwise.
+  std::string restart_policy;
+
+  bool IsSidecar() const { return restart_policy == "Always"; }
+  friend bool operator==(const Container&, const Container&) = default;
+};
+
+struct PodSpec {
+  std::string scheduler_name;
+  std::string node_name;  // set once bound
+  std::optional<std::int32_t> priority;
+  std::string priority_class_name;
+  Labels node_selector;
+  std::vector<Toleration> tolerations;
+  std::optional<NodeSelector> required_node_affinity;
+  std::vector<Container> init_containers;
+  std::vector<Container> containers;
+  ResourceList overhead;
+  friend bool operator==(const PodSpec&, const PodSpec&) = default;
+};
+
+enum class PodPhase : std::uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
+
+std::string_view PodPhaseName(PodPhase phase);
+// An unrecognised phase reads as kUnknown (the API may add phases; a pod is never dropped for it).
+PodPhase ParsePodPhase(std::string_view text);
+
+struct PodStatus {
+  PodPhase phase = PodPhase::kPending;
+  std::vector<Condition> conditions;
+  friend bool operator==(const PodStatus&, const PodStatus&) = default;
+};
+
+struct Pod {
+  ObjectMeta meta;
+  PodSpec spec;
+  PodStatus status;
+
+  // The pod's effective request (see the header comment). Fails only on int64 overflow, naming
+  // the resource.
+  StatusOr<ResourceList> EffectiveRequest() const;
+
+  friend bool operator==(const Pod&, const Pod&) = default;
+};
+
+}  // namespace arbiter
