@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 #include <sys/stat.h>
 
+#include "arbiter/base/log.h"
 #include "arbiter/k8s/backoff.h"
 
 namespace arbiter::k8s {
@@ -243,10 +244,19 @@ StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
   curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));  // NOLINT
   curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, &AppendToString);
   curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, &response.body);
+  if (LogVerbosity() >= 8) {
+    // Headers as sent, the credential masked: never a token in a log line.
+    ARBITER_VLOG(8) << "request method=" << request.method << " url=" << options_.server
+                    << request.path << " accept=" << request.accept
+                    << (options_.credentials != nullptr ? " authorization=\"Bearer <masked>\"" : "")
+                    << " body_bytes=" << request.body.size();
+  }
+  auto started = std::chrono::steady_clock::now();
   CURLcode code = curl_easy_perform(h->easy);
   if (code != CURLE_OK) {
     Status error = CurlError(code, h->error, request, options_.server);
     Release(std::move(h));
+    ARBITER_VLOG(6) << "request failed: " << error;
     return error;
   }
   curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &response.status);
@@ -262,6 +272,13 @@ StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
     response.retry_after = std::chrono::seconds(retry_after);
   }
   Release(std::move(h));
+  ARBITER_VLOG(6) << request.method << " " << options_.server << request.path
+                  << " status=" << response.status << " http=" << response.http_version
+                  << " bytes=" << response.body.size() << " ms="
+                  << std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+  ARBITER_VLOG(10) << "response body: " << response.body.substr(0, 1024);
   return response;
 }
 
