@@ -202,10 +202,12 @@ StatusOr<TransportOptions> TransportOptionsFrom(const RestConfig& config, const 
     ARBITER_ASSIGN_OR_RETURN(o.tls.client_key_pem,
                              ReadWholeFile(config.client_key_file, "client-key"));
   }
-  if (!config.bearer_token.empty()) {
-    o.credentials = std::make_shared<StaticToken>(config.bearer_token);
-  } else if (!config.bearer_token_file.empty()) {
+  // As client-go: a token file wins over a token read once, because it is re-read when it
+  // rotates (in-cluster service-account tokens do, hourly).
+  if (!config.bearer_token_file.empty()) {
     o.credentials = std::make_shared<TokenFile>(config.bearer_token_file);
+  } else if (!config.bearer_token.empty()) {
+    o.credentials = std::make_shared<StaticToken>(config.bearer_token);
   } else if (config.exec) {
     o.credentials = std::make_shared<ExecCredentialSource>(*config.exec, clock);
   }
