@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The PodGroup and Queue CRDs (deploy/crds/) on the real API server: bad objects are rejected by
+# the server itself with the field named, defaults are filled, a group's queue cannot change once
+# it is admitted, and `kubectl get` shows the printer columns. Needs KUBECONFIG (hack/test.sh).
+set -euo pipefail
+
+if [[ -z ${KUBECONFIG:-} ]]; then
+  echo "SKIPPED: KUBECONFIG is not set (run under hack/test.sh)"
+  exit 77
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
+kubectl=$root/_output/bin/kubectl
+ns=crd-test-$$
+passed=0 failed=0
+pass() { echo "PASS: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+cleanup() {
+  "$kubectl" delete queue "q-$$" "q2-$$" --ignore-not-found >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+# rejected NAME PATTERN -- COMMAND...: the command must fail and its error must match PATTERN.
+rejected() {
+  local name=$1 pattern=$2
+  shift 3
+  local out
+  if out=$("$@" 2>&1); then
+    fail "$name: accepted"
+  elif grep -qE -- "$pattern" <<<"$out"; then
+    pass "$name: rejected ($(grep -oE -- "$pattern" <<<"$out" | head -1))"
+  else
+    fail "$name: rejected, but without /$pattern/: $out"
+  fi
+}
+
+"$kubectl" apply -f "$root/deploy/crds/" >/dev/null
+"$kubectl" wait --for condition=Established crd/podgroups.arbiter.dev crd/queues.arbiter.dev \
+  --timeout=60s >/dev/null
+"$kubectl" create namespace "$ns" >/dev/null
+
+pg() {  # pg NAME MIN [extra spec yaml]: a PodGroup manifest on stdin for kubectl create -f -
+  printf 'apiVersion: arbiter.dev/v1alpha1\nkind: PodGroup\nmetadata: {name: %s, namespace: %s}\nspec:\n  minMember: %s\n%s\n' \
+    "$1" "$ns" "$2" "${3:-}"
+}
+
+# A valid group gets its default queue.
+pg ok 3 '  minResources: {cpu: "1500m", memory: 4Gi, nvidia.com/gpu: 1}' | "$kubectl" create -f - >/dev/null
+queue=$("$kubectl" -n "$ns" get podgroup ok -o jsonpath='{.spec.queue}')
+if [[ $queue == default ]]; then pass "spec.queue defaults to default"; else fail "spec.queue is '$queue'"; fi
+
+rejected "minMember 0" 'spec.minMember' -- sh -c "$(declare -f pg); ns=$ns; pg zero 0 | '$kubectl' create -f -"
+rejected "minMember missing" 'spec.minMember: Required' -- sh -c \
+  "printf 'apiVersion: arbiter.dev/v1alpha1\nkind: PodGroup\nmetadata: {name: nomin, namespace: $ns}\nspec: {queue: default}\n' | '$kubectl' create -f -"
+rejected "quantity 1K" 'spec.minResources.cpu' -- sh -c "$(declare -f pg); ns=$ns; pg k 1 '  minResources: {cpu: 1K}' | '$kubectl' create -f -"
+rejected "negative quantity" 'must not be negative' -- sh -c "$(declare -f pg); ns=$ns; pg neg 1 '  minResources: {cpu: -1}' | '$kubectl' create -f -"
+rejected "unknown phase" 'status.phase: Unsupported value' -- \
+  "$kubectl" -n "$ns" patch podgroup ok --subresource=status --type=merge -p '{"status":{"phase":"Bogus"}}'
+
+# The queue may change while the group is pending, and not once it is admitted.
+if "$kubectl" -n "$ns" patch podgroup ok --type=merge -p '{"spec":{"queue":"team-a"}}' >/dev/null 2>&1; then
+  pass "spec.queue may change while Pending"
+else
+  fail "spec.queue could not change while Pending"
+fi
+"$kubectl" -n "$ns" patch podgroup ok --subresource=status --type=merge \
+  -p '{"status":{"phase":"Inqueue"}}' >/dev/null
+rejected "queue change after admission" 'cannot change once the PodGroup has been admitted' -- \
+  "$kubectl" -n "$ns" patch podgroup ok --type=merge -p '{"spec":{"queue":"team-b"}}'
+
+columns=$("$kubectl" -n "$ns" get podgroups | head -1)
+if [[ $columns =~ NAME.*MIN.*RUNNING.*PHASE.*QUEUE.*AGE ]]; then
+  pass "kubectl get podgroups shows: $columns"
+else
+  fail "podgroup columns: $columns"
+fi
+
+# Queues.
+printf 'apiVersion: arbiter.dev/v1alpha1\nkind: Queue\nmetadata: {name: q-%s}\nspec:\n  capability: {cpu: 100, memory: 1Ti}\n' $$ |
+  "$kubectl" create -f - >/dev/null
+got=$("$kubectl" get queue "q-$$" -o jsonpath='{.spec.weight} {.spec.state} {.spec.reclaimable}')
+if [[ $got == "1 Open true" ]]; then
+  pass "queue defaults: weight 1, Open, reclaimable"
+else
+  fail "queue defaults: $got"
+fi
+q2=q2-$$
+queue_yaml() { printf 'apiVersion: arbiter.dev/v1alpha1\nkind: Queue\nmetadata: {name: %s}\nspec:\n%s\n' "$q2" "$1"; }
+rejected "weight 0" 'spec.weight' -- sh -c "$(declare -f queue_yaml); q2=$q2; queue_yaml '  weight: 0' | '$kubectl' create -f -"
+rejected "unknown state" 'spec.state: Unsupported value' -- sh -c "$(declare -f queue_yaml); q2=$q2; queue_yaml '  state: Paused' | '$kubectl' create -f -"
+rejected "In without values" 'In and NotIn need values' -- sh -c "$(declare -f queue_yaml); q2=$q2; queue_yaml '  namespaceSelector: {matchExpressions: [{key: team, operator: In}]}' | '$kubectl' create -f -"
+rejected "own parent" 'cannot be its own parent' -- sh -c "$(declare -f queue_yaml); q2=$q2; queue_yaml '  parent: $q2' | '$kubectl' create -f -"
+columns=$("$kubectl" get queues | head -1)
+if [[ $columns =~ NAME.*WEIGHT.*STATE.*PARENT.*DESERVED-CPU.*ALLOCATED-CPU ]]; then
+  pass "kubectl get queues shows: $columns"
+else
+  fail "queue columns: $columns"
+fi
+
+echo "$passed passed, $failed failed"
+((failed == 0))
