@@ -67,7 +67,9 @@ fi
 rejected "queue change after admission" 'cannot change once the PodGroup has been admitted' -- \
   "$kubectl" -n "$ns" patch podgroup ok --type=merge -p '{"spec":{"queue":"team-b"}}'
 
-columns=$("$kubectl" -n "$ns" get podgroups | head -1)
+# The whole output, then its first line: `| head -1` could cut kubectl off (SIGPIPE, pipefail).
+columns=$("$kubectl" -n "$ns" get podgroups)
+columns=${columns%%$'\n'*}
 if [[ $columns =~ NAME.*MIN.*RUNNING.*PHASE.*QUEUE.*AGE ]]; then
   pass "kubectl get podgroups shows: $columns"
 else
@@ -89,7 +91,8 @@ rejected "weight 0" 'spec.weight' -- sh -c "$(declare -f queue_yaml); q2=$q2; qu
 rejected "unknown state" 'spec.state: Unsupported value' -- sh -c "$(declare -f queue_yaml); q2=$q2; queue_yaml '  state: Paused' | '$kubectl' create -f -"
 rejected "In without values" 'In and NotIn need values' -- sh -c "$(declare -f queue_yaml); q2=$q2; queue_yaml '  namespaceSelector: {matchExpressions: [{key: team, operator: In}]}' | '$kubectl' create -f -"
 rejected "own parent" 'cannot be its own parent' -- sh -c "$(declare -f queue_yaml); q2=$q2; queue_yaml '  parent: $q2' | '$kubectl' create -f -"
-columns=$("$kubectl" get queues | head -1)
+columns=$("$kubectl" get queues)
+columns=${columns%%$'\n'*}
 if [[ $columns =~ NAME.*WEIGHT.*STATE.*PARENT.*DESERVED-CPU.*ALLOCATED-CPU ]]; then
   pass "kubectl get queues shows: $columns"
 else
