@@ -229,7 +229,7 @@ Status CurlError(CURLcode code, const char* detail, const HttpRequest& request,
 
 }  // namespace
 
-StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
+StatusOr<std::unique_ptr<HttpTransport::Handle>> HttpTransport::Begin(const HttpRequest& request) {
   std::chrono::nanoseconds wait = limiter_.Reserve();
   if (wait.count() > 0) std::this_thread::sleep_for(wait);
   std::unique_ptr<Handle> h = Acquire();
@@ -238,6 +238,11 @@ StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
     Release(std::move(h));
     return prepared;
   }
+  return h;
+}
+
+StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
+  ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, Begin(request));
   HttpResponse response;
   std::chrono::milliseconds timeout =
       request.timeout.count() > 0 ? request.timeout : options_.timeout;
@@ -312,14 +317,7 @@ StatusOr<HttpResponse> HttpTransport::Do(const HttpRequest& request) {
 StatusOr<long> HttpTransport::Stream(const HttpRequest& request,
                                      const std::function<bool(std::string_view)>& on_data,
                                      const std::atomic<bool>* cancel) {
-  std::chrono::nanoseconds wait = limiter_.Reserve();
-  if (wait.count() > 0) std::this_thread::sleep_for(wait);
-  std::unique_ptr<Handle> h = Acquire();
-  Status prepared = Prepare(*h, request);
-  if (!prepared.ok()) {
-    Release(std::move(h));
-    return prepared;
-  }
+  ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, Begin(request));
   StreamSink sink{&on_data, cancel};
   // A stream lasts as long as the server keeps it (watches end by their timeoutSeconds).
   curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS,

@@ -147,6 +147,8 @@ class HttpTransport {
   std::unique_ptr<Handle> Acquire();
   void Release(std::unique_ptr<Handle> handle);
   Status Prepare(Handle& handle, const HttpRequest& request);
+  // Waits for the rate limit, then a prepared handle for the request.
+  StatusOr<std::unique_ptr<Handle>> Begin(const HttpRequest& request);
   StatusOr<HttpResponse> Once(const HttpRequest& request);
 
   TransportOptions options_;
