@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "arbiter/resource/checked_math.h"
 #include "arbiter/resource/quantity.h"
 #include "arbiter/resource/resource_name.h"
 
@@ -264,23 +265,14 @@ Status ReadStringArray(value& v, std::vector<std::string>& out) {
   });
 }
 
-// The resource whose unit a key is counted in: a quota's "requests.cpu" and "limits.cpu" count
-// CPU; anything else counts as itself.
-std::string_view UnitResource(std::string_view key, bool quota_keys) {
-  if (quota_keys) {
-    for (std::string_view prefix : {"requests.", "limits."}) {
-      if (key.starts_with(prefix)) return key.substr(prefix.size());
-    }
-  }
-  return key;
-}
-
-Status ReadResourceList(value& v, ResourceList& out, bool quota_keys = false) {
+// A ResourceList or a ResourceQuota's hard/used, in canonical units (UnitOf: "requests.cpu" counts
+// millicores as "cpu" does).
+Status ReadResourceList(value& v, ResourceList& out) {
   return ReadMap(v, [&](std::string_view name, value& item) {
     Quantity q;
     ARBITER_RETURN_IF_ERROR(ReadQuantity(item, q));
     if (q.Sign() < 0) return Here("negative quantity " + q.ToString());
-    StatusOr<std::int64_t> amount = ToCanonical(UnitResource(name, quota_keys), q);
+    StatusOr<std::int64_t> amount = ToCanonical(name, q);
     if (!amount.ok()) return Here(amount.status().message());
     out.Set(name, *amount);
     return Status::Ok();
@@ -611,14 +603,14 @@ Status ReadBody(raw_json_string key, value& f, Event& out) {
 Status ReadBody(raw_json_string key, value& f, ResourceQuota& out) {
   if (key == "spec") {
     return At("spec", ReadFields(f, [&](raw_json_string k, value& g) {
-                if (k == "hard") return At("hard", ReadResourceList(g, out.spec_hard, true));
+                if (k == "hard") return At("hard", ReadResourceList(g, out.spec_hard));
                 return Status::Ok();
               }));
   }
   if (key == "status") {
     return At("status", ReadFields(f, [&](raw_json_string k, value& g) {
-                if (k == "hard") return At("hard", ReadResourceList(g, out.status_hard, true));
-                if (k == "used") return At("used", ReadResourceList(g, out.status_used, true));
+                if (k == "hard") return At("hard", ReadResourceList(g, out.status_hard));
+                if (k == "used") return At("used", ReadResourceList(g, out.status_used));
                 return Status::Ok();
               }));
   }
@@ -1034,6 +1026,7 @@ StatusOr<Clock::WallTime> ParseRfc3339(std::string_view text) {
   if (!date.ok()) return bad("no such date");
   if (hour > 23 || minute > 59 || second > 59) return bad("no such time of day");
 
+  constexpr std::int64_t kNano = 1'000'000'000;
   std::int64_t nanos = 0;
   if (pos < text.size() && text[pos] == '.') {
     ++pos;
@@ -1064,11 +1057,20 @@ StatusOr<Clock::WallTime> ParseRfc3339(std::string_view text) {
   }
   if (pos != text.size()) return bad("trailing characters");
 
-  auto time = std::chrono::sys_days(date) + std::chrono::hours(hour) +
-              std::chrono::minutes(minute - offset_minutes) + std::chrono::seconds(second) +
-              std::chrono::nanoseconds(nanos);
-  return Clock::WallTime(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()));
+  // Seconds cannot overflow (years 0000-9999), but WallTime counts nanoseconds in an int64 and so
+  // spans only 1677-09-21 to 2262-04-11; a time outside is an error, not a wrapped value.
+  std::chrono::sys_seconds seconds = std::chrono::sys_days(date) + std::chrono::hours(hour) +
+                                     std::chrono::minutes(minute - offset_minutes) +
+                                     std::chrono::seconds(second);
+  std::int64_t whole = seconds.time_since_epoch().count();
+  if (whole < 0 && nanos > 0) {  // so that the earliest time, -2^63 ns, is not an overflow
+    ++whole;
+    nanos -= kNano;
+  }
+  std::optional<std::int64_t> since_epoch = CheckedMul(whole, kNano);
+  if (since_epoch.has_value()) since_epoch = CheckedAdd(*since_epoch, nanos);
+  if (!since_epoch.has_value()) return bad("outside the years 1677 to 2262 that Arbiter can hold");
+  return Clock::WallTime(std::chrono::nanoseconds(*since_epoch));
 }
 
 // The model types DecodeObject, DecodeList and DecodeWatchEvent are defined for.

@@ -95,6 +95,12 @@ INSTANTIATE_TEST_SUITE_P(
                   R"({"metadata": {"name": "p", "creationTimestamp": "2023-02-29T00:00:00Z"}})",
                   "pod p: metadata.creationTimestamp: time \"2023-02-29T00:00:00Z\": no such "
                   "date"},
+        // Found by decode_fuzz (corpus: regression-time-out-of-range): the int64 count of
+        // nanoseconds overflowed instead of the time being rejected.
+        ErrorCase{"TimestampOutOfRange",
+                  R"({"metadata": {"name": "p", "creationTimestamp": "1012-05-01T10:00:00Z"}})",
+                  "pod p: metadata.creationTimestamp: time \"1012-05-01T10:00:00Z\": outside the "
+                  "years 1677 to 2262 that Arbiter can hold"},
         ErrorCase{"MissingName", R"({"metadata": {"namespace": "ns"}, "spec": {}})",
                   "pod (unnamed in namespace ns): metadata.name: missing"},
         ErrorCase{"NoMetadata", R"({"spec": {}})", "pod (unnamed): metadata.name: missing"},

@@ -1,6 +1,7 @@
 // Decoding of the other kinds: Node, Namespace, PriorityClass, Lease, Event, ResourceQuota, and
 // Arbiter's PodGroup and Queue.
 #include <chrono>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -217,6 +218,23 @@ TEST(ParseRfc3339Test, RejectsOtherForms) {
         "2024-05-01T24:00:00Z", "2024-05-01T10:00:00.Z", "2024-05-01T10:00:00+0100",
         "2024-05-01T10:00:00Zjunk", "２024-05-01T10:00:00Z"}) {
     EXPECT_FALSE(ParseRfc3339(bad).ok()) << bad;
+  }
+}
+
+// Found by decode_fuzz (corpus: regression-time-out-of-range): a creationTimestamp in the year
+// 1012 overflowed the int64 count of nanoseconds (undefined behaviour) instead of failing.
+TEST(ParseRfc3339Test, RejectsTimesOutsideTheNanosecondRange) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(*ParseRfc3339("2262-04-11T23:47:16.854775807Z"),
+            Clock::WallTime(std::chrono::nanoseconds(kMax)));
+  EXPECT_EQ(*ParseRfc3339("1677-09-21T00:12:43.145224192Z"),
+            Clock::WallTime(std::chrono::nanoseconds(kMin)));
+  for (std::string_view bad :
+       {"2262-04-11T23:47:16.854775808Z", "1677-09-21T00:12:43.145224191Z", "1012-05-01T10:00:00Z",
+        "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "2262-04-12T00:00:00+00:01"}) {
+    StatusOr<Clock::WallTime> time = ParseRfc3339(bad);
+    EXPECT_EQ(time.status().code(), StatusCode::kInvalidArgument) << bad;
   }
 }
 

@@ -4,10 +4,30 @@
 
 namespace arbiter {
 
+namespace {
+
+// The resource a ResourceQuota key limits, whose unit the key counts in: "requests.cpu" and
+// "limits.cpu" limit cpu; "gold.storageclass.storage.k8s.io/requests.storage" limits storage.
+// A key that limits no resource ("pods", "count/jobs.batch", "services.loadbalancers") is
+// returned as is, and counts objects.
+std::string_view QuotaResource(std::string_view key) {
+  constexpr std::string_view kStorageClassInfix = ".storageclass.storage.k8s.io/";
+  if (std::size_t infix = key.find(kStorageClassInfix); infix != std::string_view::npos) {
+    key.remove_prefix(infix + kStorageClassInfix.size());
+  }
+  for (std::string_view prefix : {"requests.", "limits."}) {
+    if (key.starts_with(prefix)) return key.substr(prefix.size());
+  }
+  return key;
+}
+
+}  // namespace
+
 ResourceUnit UnitOf(std::string_view resource_name) {
-  if (resource_name == kResourceCpu) return ResourceUnit::kMilli;
-  if (resource_name == kResourceMemory || resource_name == kResourceEphemeralStorage ||
-      resource_name.starts_with("hugepages-")) {
+  std::string_view resource = QuotaResource(resource_name);
+  if (resource == kResourceCpu) return ResourceUnit::kMilli;
+  if (resource == kResourceMemory || resource == kResourceEphemeralStorage ||
+      resource == kResourceStorage || resource.starts_with("hugepages-")) {
     return ResourceUnit::kBytes;
   }
   return ResourceUnit::kCount;
