@@ -4,8 +4,16 @@
 // node affinity, status conditions), shaped as kube-apiserver writes them.
 //
 //   build/bench/decode_bench --benchmark_min_time=1
+//
+// With ARBITER_CAPTURED_PODLIST=<file> (written by bench/capture-podlist.sh from the real local
+// API server), BM_DecodeCapturedPodList/50000 decodes that capture's pods, repeated verbatim to
+// 50,000 items: what the API server really sends, managedFields included.
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 #include <simdjson.h>
@@ -107,6 +115,59 @@ void BM_ScanPodListOnly(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * count);
 }
 BENCHMARK(BM_ScanPodListOnly)->Arg(1000)->Arg(50000)->Unit(benchmark::kMillisecond);
+
+// The captured list's items, repeated in order until there are `count`, as one PodList.
+std::string RepeatCapturedItems(const std::string& path, int count) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  simdjson::padded_string json(text.str());
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc = parser.iterate(json);
+  std::vector<std::string> items;
+  for (auto item : doc["items"].get_array()) {
+    std::string_view raw;
+    ARBITER_CHECK(simdjson::to_json_string(item).get(raw) == simdjson::SUCCESS)
+        << "bad item in " << path;
+    items.emplace_back(raw);
+  }
+  ARBITER_CHECK(!items.empty()) << "no items in " << path;
+  std::string out =
+      R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[)";
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) out += ',';
+    out += items[static_cast<std::size_t>(i) % items.size()];
+  }
+  out += "]}";
+  return out;
+}
+
+void BM_DecodeCapturedPodList(benchmark::State& state, const std::string& path) {
+  auto count = static_cast<int>(state.range(0));
+  simdjson::padded_string json(RepeatCapturedItems(path, count));
+  simdjson::ondemand::parser parser;
+  for (auto _ : state) {
+    StatusOr<ObjectList<Pod>> list = DecodeList<Pod>(parser, json);
+    ARBITER_CHECK(list.ok() && list->items.size() == static_cast<std::size_t>(count))
+        << list.status();
+    benchmark::DoNotOptimize(list);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(json.size()));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * count);
+  state.counters["bytes_per_pod"] = static_cast<double>(json.size()) / count;
+}
+
+// Registered only when a capture is given, so the benchmark runs anywhere without one.
+const bool kCapturedRegistered = [] {
+  const char* path = std::getenv("ARBITER_CAPTURED_PODLIST");
+  if (path == nullptr || *path == '\0') return false;
+  benchmark::RegisterBenchmark("BM_DecodeCapturedPodList", BM_DecodeCapturedPodList,
+                               std::string(path))
+      ->Arg(50000)
+      ->Unit(benchmark::kMillisecond);
+  return true;
+}();
 
 }  // namespace
 }  // namespace arbiter::k8s
