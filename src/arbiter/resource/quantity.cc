@@ -319,9 +319,16 @@ StatusOr<Quantity> Quantity::Parse(std::string_view text) {
     if (num.size() + denom.size() <= kMaxInt64Factors &&
         interpreted->exponent - denom_size >= kNanoExponent) {
       std::int64_t scale = interpreted->exponent - denom_size;
-      std::string shifted = std::string(num) + std::string(denom);
-      bool ends_in_000 = shifted.size() >= 3 && shifted.ends_with("000");
-      if (scale % 3 == 0 && !ends_in_000 && shifted[0] != '0') q.remembered_ = text;
+      // Upstream tests the digits num+denom; read them in place (this runs for every quantity
+      // decoded, so no concatenated copy).
+      const std::size_t digits = num.size() + denom.size();
+      auto digit_from_end = [&](std::size_t k) {  // k = 1 is the last digit
+        std::size_t i = digits - k;
+        return i < num.size() ? num[i] : denom[i - num.size()];
+      };
+      bool ends_in_000 = digits >= 3 && digit_from_end(1) == '0' && digit_from_end(2) == '0' &&
+                         digit_from_end(3) == '0';
+      if (scale % 3 == 0 && !ends_in_000 && num[0] != '0') q.remembered_ = text;
     }
   } else {
     for (std::int64_t e = 0; e < interpreted->exponent; e += 10) MultiplyDigits(q.digits_, 1024);
