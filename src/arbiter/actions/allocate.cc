@@ -1,0 +1,121 @@
+#include "arbiter/actions/allocate.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "arbiter/actions/placement.h"
+#include "arbiter/framework/session.h"
+
+namespace arbiter {
+
+namespace {
+
+bool Admitted(PodGroupPhase phase) {
+  return phase == PodGroupPhase::kInqueue || phase == PodGroupPhase::kRunning;
+}
+
+// The order in which to try a job's pending tasks: what minTaskMember still needs, then the
+// rest, each part in task order.
+std::vector<TaskIndex> TryOrder(const Session& session, JobIndex j) {
+  const std::vector<TaskIndex> pending = session.PendingTasks(j);
+  std::vector<TaskIndex> order;
+  std::set<TaskIndex> taken;
+  for (const auto& [task_name, minimum] : session.job(j).min_task_member) {
+    std::int32_t needed = session.TasksStillNeeded(j, task_name);
+    for (TaskIndex t : pending) {
+      if (needed <= 0) break;
+      if (session.task(t).task_name != task_name) continue;
+      order.push_back(t);
+      taken.insert(t);
+      --needed;
+    }
+  }
+  for (TaskIndex t : pending) {
+    if (!taken.contains(t)) order.push_back(t);
+  }
+  return order;
+}
+
+std::string GangMessage(const Session& session, JobIndex j, std::int32_t placed,
+                        const std::string& failure) {
+  const JobInfo& job = session.job(j);
+  std::string out = "gang " + job.Key() + " cannot start: " + std::to_string(placed) + " of ";
+  out += "minMember " + std::to_string(job.min_member) + " pods fit together";
+  if (!failure.empty()) out += "; " + failure;
+  return out;
+}
+
+void AllocateJob(Session& session, JobIndex j) {
+  ++session.stats().jobs_considered;
+  Statement statement(session);
+  std::vector<TaskIndex> failed;
+  std::string failure;
+  for (TaskIndex t : TryOrder(session, j)) {
+    if (session.JobReady(j)) break;
+    if (std::any_of(failed.begin(), failed.end(),
+                    [&](TaskIndex f) { return SamePlacementNeeds(session, f, t); })) {
+      continue;
+    }
+    PlacementFailure why;
+    if (std::optional<NodeIndex> node = PickNode(session, t, &why)) {
+      statement.Allocate(t, *node);
+      continue;
+    }
+    failed.push_back(t);
+    if (failure.empty()) failure = "pod " + session.task(t).Key() + ": " + why.Message(session, t);
+    if (session.job(j).min_member <= 1) session.RecordTaskUnschedulable(t, why.Message(session, t));
+  }
+  if (session.JobReady(j)) {
+    statement.Commit();
+    ++session.stats().jobs_committed;
+    return;
+  }
+  const std::int32_t placed = session.job_ready_tasks(j);
+  statement.Discard();
+  ++session.stats().jobs_discarded;
+  session.RecordJobUnschedulable(j, "NotEnoughResources", GangMessage(session, j, placed, failure));
+}
+
+}  // namespace
+
+void AllocateAction::Execute(Session& session) {
+  std::map<QueueIndex, std::vector<JobIndex>> by_queue;
+  for (JobIndex j = 0; j < session.job_count(); ++j) {
+    const JobInfo& job = session.job(j);
+    if (!Admitted(session.job_phase(j)) || session.PendingTasks(j).empty()) continue;
+    if (auto why = session.JobInvalid(j)) {
+      session.RecordJobUnschedulable(j, "NotEnoughPods", *why);
+      continue;
+    }
+    if (job.queue_index == kNoQueue) {
+      session.RecordJobUnschedulable(j, "QueueNotFound", "queue " + job.queue + " does not exist");
+      continue;
+    }
+    if (session.JobReady(j)) continue;  // at its minimum already: backfill adds the rest
+    by_queue[job.queue_index].push_back(j);
+  }
+  struct Cursor {
+    QueueIndex queue;
+    std::vector<JobIndex> jobs;
+    std::size_t next = 0;
+  };
+  std::vector<Cursor> queues;
+  for (auto& [queue, jobs] : by_queue) {
+    std::sort(jobs.begin(), jobs.end(),
+              [&](JobIndex a, JobIndex b) { return session.JobBefore(a, b); });
+    queues.push_back({queue, std::move(jobs), 0});
+  }
+  while (true) {
+    Cursor* best = nullptr;
+    for (Cursor& c : queues) {
+      if (c.next >= c.jobs.size()) continue;
+      if (best == nullptr || session.QueueBefore(c.queue, best->queue)) best = &c;
+    }
+    if (best == nullptr) break;
+    AllocateJob(session, best->jobs[best->next++]);
+  }
+}
+
+}  // namespace arbiter

@@ -1,0 +1,24 @@
+// allocate: places admitted jobs (phase Inqueue or Running) up to their gang minimum, all or
+// nothing (R1, R2). Queues are visited in queue order (the best queue again after each job, as
+// shares change), jobs in job order, tasks in task order; each job's placements go through one
+// Statement: committed if the job is then ready, discarded otherwise, so a gang that cannot start
+// holds nothing and cannot block another.
+//
+// Per job, the tasks tried are first those that each task's minTaskMember still needs, then the
+// rest in task order, and only until the job is ready: the pods beyond the minimum are left for
+// backfill, once every gang has had its minimum considered. Once a task finds no node, the
+// job's other tasks with the same needs are not tried again (they would fail the same way).
+#pragma once
+
+#include "arbiter/framework/plugin.h"
+
+namespace arbiter {
+
+class AllocateAction final : public Action {
+ public:
+  static constexpr std::string_view kName = "allocate";
+  std::string_view Name() const override { return kName; }
+  void Execute(Session& session) override;
+};
+
+}  // namespace arbiter

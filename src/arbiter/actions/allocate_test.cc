@@ -1,0 +1,216 @@
+// The allocate action with the default plugins, on in-memory clusters: the gang rules of
+// docs/gang.md, one behaviour per test.
+#include "arbiter/actions/allocate.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "arbiter/testing/fake_cluster.h"
+
+namespace arbiter {
+namespace {
+
+using testing::FakeCluster;
+using ::testing::HasSubstr;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakePodGroup;
+using testing::MakePriorityClass;
+
+int BoundIn(const FakeCluster& cluster, const std::string& group) {
+  int n = 0;
+  for (const auto& [uid, pod] : cluster.pods()) {
+    n += (PodGroupNameOf(pod) == group && !pod.spec.node_name.empty()) ? 1 : 0;
+  }
+  return n;
+}
+
+// R1: 3 nodes of 80 CPU, one holding 50 CPU from another scheduler; a gang of 3 x 50 CPU with
+// minMember 3 cannot place its third pod, so none is bound; once the 50-CPU pod goes, all are.
+TEST(Allocate, GangIsAllOrNothing) {
+  FakeCluster cluster;
+  for (int i = 0; i < 3; ++i) cluster.Add(MakeNode("n" + std::to_string(i)).Cpu("80").Build());
+  Pod blocker = MakePod("blocker").SchedulerName("other").Request("cpu", "50").OnNode("n0").Build();
+  cluster.Add(blocker);
+  cluster.Add(MakePodGroup("mpi").MinMember(3).Build());
+  for (int i = 0; i < 3; ++i) {
+    cluster.Add(MakePod("mpi-" + std::to_string(i)).Group("mpi").Request("cpu", "50").Build());
+  }
+  for (int s = 0; s < 3; ++s) {
+    SessionResult r = cluster.RunSession();
+    EXPECT_TRUE(r.binds.empty());
+  }
+  EXPECT_EQ(BoundIn(cluster, "mpi"), 0);
+  const PodGroup& group = cluster.group("default/mpi");
+  const Condition* unschedulable = FindCondition(group.status.conditions, "Unschedulable");
+  ASSERT_NE(unschedulable, nullptr);
+  EXPECT_EQ(unschedulable->status, "True");
+  EXPECT_THAT(unschedulable->message, HasSubstr("2 of minMember 3 pods fit together"));
+  EXPECT_THAT(unschedulable->message, HasSubstr("Insufficient cpu"));
+  EXPECT_THAT(unschedulable->message, HasSubstr("the most free on one node is 30 on n0"));
+  EXPECT_EQ(group.status.phase, PodGroupPhase::kInqueue);
+
+  cluster.Delete(blocker);
+  SessionResult r = cluster.RunSession();
+  EXPECT_EQ(r.binds.size(), 3U);
+  EXPECT_EQ(BoundIn(cluster, "mpi"), 3);
+  EXPECT_EQ(cluster.group("default/mpi").status.phase, PodGroupPhase::kRunning);
+}
+
+// R2: two gangs, each needing 4 of 5 whole nodes, created together: the older runs whole, the
+// other holds nothing; when the first finishes the second runs whole.
+TEST(Allocate, CompetingGangsNeverDeadlock) {
+  FakeCluster cluster;
+  for (int i = 0; i < 5; ++i) cluster.Add(MakeNode("n" + std::to_string(i)).Cpu("8").Build());
+  for (std::string g : {"a", "b"}) {
+    cluster.Add(MakePodGroup(g).MinMember(4).Created(g == "a" ? 0 : 1).Build());
+    for (int i = 0; i < 4; ++i) {
+      cluster.Add(MakePod(g + "-" + std::to_string(i)).Group(g).Request("cpu", "8").Build());
+    }
+  }
+  cluster.RunSession();
+  EXPECT_EQ(BoundIn(cluster, "a"), 4);
+  EXPECT_EQ(BoundIn(cluster, "b"), 0);
+  for (int i = 0; i < 4; ++i) cluster.Finish("default/a-" + std::to_string(i));
+  cluster.RunSession();
+  EXPECT_EQ(BoundIn(cluster, "b"), 4);
+  EXPECT_EQ(cluster.group("default/a").status.phase, PodGroupPhase::kCompleted);
+}
+
+// R2, second part: min 4 and min 6 on 5 slots: the 4 runs, the 6 never holds anything.
+TEST(Allocate, GangLargerThanClusterHoldsNothing) {
+  FakeCluster cluster;
+  for (int i = 0; i < 5; ++i) cluster.Add(MakeNode("n" + std::to_string(i)).Cpu("8").Build());
+  cluster.Add(MakePodGroup("six").MinMember(6).Created(0).Build());
+  cluster.Add(MakePodGroup("four").MinMember(4).Created(1).Build());
+  for (int i = 0; i < 6; ++i) {
+    cluster.Add(MakePod("six-" + std::to_string(i)).Group("six").Request("cpu", "8").Build());
+  }
+  for (int i = 0; i < 4; ++i) {
+    cluster.Add(MakePod("four-" + std::to_string(i)).Group("four").Request("cpu", "8").Build());
+  }
+  cluster.RunSession();
+  cluster.RunSession();
+  EXPECT_EQ(BoundIn(cluster, "six"), 0);
+  EXPECT_EQ(BoundIn(cluster, "four"), 4);
+}
+
+// R3: when only minMember pods fit, the highest-priority pod (the parameter server) is among them.
+TEST(Allocate, HigherPriorityTaskPlacedFirst) {
+  FakeCluster cluster;
+  cluster.Add(MakeNode("n0").Cpu("3").Build());
+  cluster.Add(MakePodGroup("tf").MinMember(3).Build());
+  for (int i = 0; i < 4; ++i) {
+    cluster.Add(MakePod("worker-" + std::to_string(i))
+                    .Group("tf")
+                    .Task("worker")
+                    .Priority(10)
+                    .Request("cpu", "1")
+                    .Build());
+  }
+  cluster.Add(MakePod("ps-0")
+                  .Group("tf")
+                  .Task("ps")
+                  .Priority(1000)
+                  .Request("cpu", "1")
+                  .Created(100)
+                  .Build());
+  cluster.RunSession();
+  EXPECT_EQ(BoundIn(cluster, "tf"), 3);
+  EXPECT_FALSE(cluster.pod("default/ps-0").spec.node_name.empty());
+}
+
+// minTaskMember: the launcher's minimum is met before workers fill the gang's minimum.
+TEST(Allocate, MinTaskMemberIsPlacedFirst) {
+  FakeCluster cluster;
+  cluster.Add(MakeNode("n0").Cpu("2").Build());
+  cluster.Add(MakePodGroup("mpi").MinMember(2).MinTaskMember("launcher", 1).Build());
+  for (int i = 0; i < 3; ++i) {
+    cluster.Add(
+        MakePod("w-" + std::to_string(i)).Group("mpi").Task("worker").Request("cpu", "1").Build());
+  }
+  cluster.Add(MakePod("z-launcher").Group("mpi").Task("launcher").Request("cpu", "1").Build());
+  cluster.RunSession();
+  EXPECT_EQ(BoundIn(cluster, "mpi"), 2);
+  EXPECT_FALSE(cluster.pod("default/z-launcher").spec.node_name.empty());
+}
+
+// R6: millicores add up exactly: four 250m pods fill one CPU, a fifth does not fit.
+TEST(Allocate, MillicorePrecision) {
+  FakeCluster cluster;
+  cluster.Add(MakeNode("n0").Cpu("1").Build());
+  for (int i = 0; i < 5; ++i) {
+    cluster.Add(MakePod("p" + std::to_string(i)).Request("cpu", "250m").Created(i).Build());
+  }
+  SessionResult r = cluster.RunSession();
+  EXPECT_EQ(r.binds.size(), 4U);
+  EXPECT_TRUE(cluster.pod("default/p4").spec.node_name.empty());
+  ASSERT_EQ(r.unschedulable.size(), 1U);
+  EXPECT_EQ(r.unschedulable[0].message,
+            "0/1 nodes are available: 1 Insufficient cpu. The pod requests 250m cpu; the most "
+            "free on one node is 0 on n0.");
+}
+
+// Jobs go by priority class before age.
+TEST(Allocate, HigherPriorityJobFirst) {
+  FakeCluster cluster;
+  cluster.Add(MakePriorityClass("high", 1000));
+  cluster.Add(MakeNode("n0").Cpu("2").Build());
+  cluster.Add(MakePodGroup("old").MinMember(2).Created(0).Build());
+  cluster.Add(MakePodGroup("urgent").MinMember(2).PriorityClass("high").Created(10).Build());
+  for (std::string g : {"old", "urgent"}) {
+    for (int i = 0; i < 2; ++i) {
+      cluster.Add(MakePod(g + std::to_string(i)).Group(g).Request("cpu", "1").Build());
+    }
+  }
+  cluster.RunSession();
+  EXPECT_EQ(BoundIn(cluster, "urgent"), 2);
+  EXPECT_EQ(BoundIn(cluster, "old"), 0);
+}
+
+// Pods beyond the minimum wait for backfill, so they cannot take a later gang's minimum.
+TEST(Allocate, ExtrasBeyondMinimumYieldToOtherGangs) {
+  FakeCluster cluster;
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakePodGroup("elastic").MinMember(1).Created(0).Build());
+  cluster.Add(MakePodGroup("gang").MinMember(3).Created(1).Build());
+  for (int i = 0; i < 4; ++i) {
+    cluster.Add(MakePod("e" + std::to_string(i)).Group("elastic").Request("cpu", "1").Build());
+  }
+  for (int i = 0; i < 3; ++i) {
+    cluster.Add(MakePod("g" + std::to_string(i)).Group("gang").Request("cpu", "1").Build());
+  }
+  cluster.RunSession();
+  EXPECT_EQ(BoundIn(cluster, "gang"), 3);
+  EXPECT_EQ(BoundIn(cluster, "elastic"), 1);
+}
+
+// A pod naming a group that does not exist is reported, and the others are still scheduled.
+TEST(Allocate, MissingGroupIsReportedNotFatal) {
+  FakeCluster cluster;
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakePod("orphan").Group("nope").Request("cpu", "1").Build());
+  cluster.Add(MakePod("single").Request("cpu", "1").Build());
+  SessionResult r = cluster.RunSession();
+  ASSERT_EQ(r.binds.size(), 1U);
+  EXPECT_EQ(r.binds[0].pod_name, "single");
+}
+
+// R8: a StatefulSet that creates its pods one at a time never reaches minMember; the condition
+// says so and how to fix it.
+TEST(Allocate, TooFewPodsExplainsOrderedReady) {
+  FakeCluster cluster;
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakePodGroup("web").MinMember(2).Build());
+  cluster.Add(
+      MakePod("web-0").Group("web").OwnedBy("StatefulSet", "web").Request("cpu", "1").Build());
+  cluster.RunSession();
+  const Condition* c =
+      FindCondition(cluster.group("default/web").status.conditions, "Unschedulable");
+  ASSERT_NE(c, nullptr);
+  EXPECT_THAT(c->message, HasSubstr("only 1 of minMember 2 pods exist"));
+  EXPECT_THAT(c->message, HasSubstr("podManagementPolicy: Parallel"));
+}
+
+}  // namespace
+}  // namespace arbiter

@@ -1,0 +1,367 @@
+#include "arbiter/cache/cluster_cache.h"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+#include <utility>
+
+#include "arbiter/base/log.h"
+#include "arbiter/model/placement_rules.h"
+
+namespace arbiter {
+
+namespace {
+
+bool IsTerminal(const Pod& pod) {
+  return pod.status.phase == PodPhase::kSucceeded || pod.status.phase == PodPhase::kFailed;
+}
+
+TaskState StateOf(const Pod& pod, bool assumed) {
+  if (pod.status.phase == PodPhase::kSucceeded) return TaskState::kSucceeded;
+  if (pod.status.phase == PodPhase::kFailed) return TaskState::kFailed;
+  const bool holds = !pod.spec.node_name.empty() || assumed;
+  if (holds && pod.meta.deletion_timestamp.has_value()) return TaskState::kReleasing;
+  if (!pod.spec.node_name.empty()) {
+    return pod.status.phase == PodPhase::kRunning ? TaskState::kRunning : TaskState::kBound;
+  }
+  return assumed ? TaskState::kBinding : TaskState::kPending;
+}
+
+std::string GroupKey(std::string_view ns, std::string_view name) {
+  std::string key(ns);
+  key += '/';
+  key += name;
+  return key;
+}
+
+void EraseOnePort(std::vector<HostPort>& ports, const HostPort& port) {
+  auto it = std::find(ports.begin(), ports.end(), port);
+  if (it != ports.end()) ports.erase(it);
+}
+
+}  // namespace
+
+ClusterCache::ClusterCache(CacheOptions options) : options_(std::move(options)) {}
+
+bool ClusterCache::IsOurTask(const Pod& pod) const {
+  return pod.spec.scheduler_name == options_.scheduler_name &&
+         (options_.namespaces.empty() || options_.namespaces.contains(pod.meta.namespace_name));
+}
+
+void ClusterCache::CountLocked(PodEntry& entry) {
+  const Pod& pod = *entry.pod;
+  const std::string& node = pod.spec.node_name.empty() ? entry.assumed_node : pod.spec.node_name;
+  if (node.empty() || IsTerminal(pod)) return;
+  NodeAggregate& agg = aggregates_[node];
+  agg.used.Add(entry.request);
+  for (const HostPort& port : HostPortsOf(pod)) agg.host_ports.push_back(port);
+  ++agg.pod_count;
+  entry.counted_node = node;
+}
+
+void ClusterCache::UncountLocked(PodEntry& entry) {
+  if (entry.counted_node.empty()) return;
+  auto it = aggregates_.find(entry.counted_node);
+  if (it != aggregates_.end()) {
+    NodeAggregate& agg = it->second;
+    agg.used.Subtract(entry.request);
+    for (const HostPort& port : HostPortsOf(*entry.pod)) EraseOnePort(agg.host_ports, port);
+    --agg.pod_count;
+    if (agg.pod_count == 0) aggregates_.erase(it);
+  }
+  entry.counted_node.clear();
+}
+
+void ClusterCache::UpsertNode(const Node& node) {
+  std::lock_guard lock(mu_);
+  NodeEntry& entry = nodes_[node.meta.name];
+  entry.node = std::make_shared<const Node>(node);
+  entry.allocatable = resources_.FromList(node.allocatable);
+  ++generation_;
+}
+
+void ClusterCache::DeleteNode(const std::string& name) {
+  std::lock_guard lock(mu_);
+  nodes_.erase(name);
+  ++generation_;
+}
+
+void ClusterCache::UpsertPod(const Pod& pod) {
+  std::lock_guard lock(mu_);
+  PodEntry& entry = pods_[pod.meta.uid];
+  UncountLocked(entry);
+  entry.pod = std::make_shared<const Pod>(pod);
+  StatusOr<ResourceList> request = pod.EffectiveRequest();
+  if (request.ok()) {
+    entry.request = resources_.FromList(*request);
+  } else {
+    // Only an int64 overflow gets here: such a pod can fit nowhere, so it asks for all the cpu.
+    ARBITER_LOG(kWarning) << "pod " << pod.meta.Key() << ": " << request.status();
+    entry.request = ResourceVector();
+    entry.request.Set(kCpuId, std::numeric_limits<std::int64_t>::max());
+  }
+  // The watch settles an assumption: the pod is bound (to whichever node), or finished.
+  if (!pod.spec.node_name.empty() || IsTerminal(pod)) {
+    entry.assumed_node.clear();
+    entry.assume_expiry.reset();
+  }
+  CountLocked(entry);
+  ++generation_;
+}
+
+void ClusterCache::DeletePod(const Pod& pod) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod.meta.uid);
+  if (it == pods_.end()) return;
+  UncountLocked(it->second);
+  pods_.erase(it);
+  ++generation_;
+}
+
+void ClusterCache::UpsertPodGroup(const PodGroup& group) {
+  std::lock_guard lock(mu_);
+  GroupEntry& entry = groups_[GroupKey(group.meta.namespace_name, group.meta.name)];
+  entry.group = std::make_shared<const PodGroup>(group);
+  entry.min_resources = resources_.FromList(group.spec.min_resources);
+  ++generation_;
+}
+
+void ClusterCache::DeletePodGroup(const PodGroup& group) {
+  std::lock_guard lock(mu_);
+  groups_.erase(GroupKey(group.meta.namespace_name, group.meta.name));
+  ++generation_;
+}
+
+void ClusterCache::UpsertQueue(const Queue& queue) {
+  std::lock_guard lock(mu_);
+  queues_[queue.meta.name] = std::make_shared<const Queue>(queue);
+  ++generation_;
+}
+
+void ClusterCache::DeleteQueue(const std::string& name) {
+  std::lock_guard lock(mu_);
+  queues_.erase(name);
+  ++generation_;
+}
+
+void ClusterCache::UpsertPriorityClass(const PriorityClass& priority_class) {
+  std::lock_guard lock(mu_);
+  priority_classes_[priority_class.meta.name] = priority_class;
+  ++generation_;
+}
+
+void ClusterCache::DeletePriorityClass(const std::string& name) {
+  std::lock_guard lock(mu_);
+  priority_classes_.erase(name);
+  ++generation_;
+}
+
+void ClusterCache::UpsertNamespace(const Namespace& ns) {
+  std::lock_guard lock(mu_);
+  namespaces_[ns.meta.name] = ns.meta.labels;
+  ++generation_;
+}
+
+void ClusterCache::DeleteNamespace(const std::string& name) {
+  std::lock_guard lock(mu_);
+  namespaces_.erase(name);
+  ++generation_;
+}
+
+void ClusterCache::Assume(const std::string& pod_uid, const std::string& node_name) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod_uid);
+  if (it == pods_.end() || !it->second.pod->spec.node_name.empty()) return;
+  UncountLocked(it->second);
+  it->second.assumed_node = node_name;
+  it->second.assume_expiry.reset();
+  CountLocked(it->second);
+  ++generation_;
+}
+
+void ClusterCache::BindFailed(const std::string& pod_uid, Clock::MonotonicTime now,
+                              std::chrono::nanoseconds ttl) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod_uid);
+  if (it == pods_.end() || it->second.assumed_node.empty()) return;
+  it->second.assume_expiry = now + ttl;
+}
+
+int ClusterCache::ExpireAssumed(Clock::MonotonicTime now) {
+  std::lock_guard lock(mu_);
+  int expired = 0;
+  for (auto& [uid, entry] : pods_) {
+    if (entry.assumed_node.empty() || !entry.assume_expiry.has_value() ||
+        *entry.assume_expiry > now) {
+      continue;
+    }
+    UncountLocked(entry);
+    entry.assumed_node.clear();
+    entry.assume_expiry.reset();
+    CountLocked(entry);
+    ++expired;
+  }
+  if (expired > 0) ++generation_;
+  return expired;
+}
+
+void ClusterCache::Forget(const std::string& pod_uid) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod_uid);
+  if (it == pods_.end() || it->second.assumed_node.empty()) return;
+  UncountLocked(it->second);
+  it->second.assumed_node.clear();
+  it->second.assume_expiry.reset();
+  CountLocked(it->second);
+  ++generation_;
+}
+
+std::size_t ClusterCache::assumed_count() const {
+  std::lock_guard lock(mu_);
+  return static_cast<std::size_t>(std::count_if(
+      pods_.begin(), pods_.end(), [](const auto& kv) { return !kv.second.assumed_node.empty(); }));
+}
+
+std::uint64_t ClusterCache::generation() const {
+  std::lock_guard lock(mu_);
+  return generation_;
+}
+
+std::shared_ptr<const Snapshot> ClusterCache::TakeSnapshot(Clock::WallTime now) {
+  std::lock_guard lock(mu_);
+  if (last_snapshot_ != nullptr && snapshot_generation_ == generation_) return last_snapshot_;
+  last_snapshot_ = BuildLocked(now);
+  snapshot_generation_ = generation_;
+  return last_snapshot_;
+}
+
+void ClusterCache::BuildNodesLocked(Snapshot& snapshot) const {
+  snapshot.nodes.reserve(nodes_.size());
+  for (const auto& [name, entry] : nodes_) {
+    NodeInfo info;
+    info.node = entry.node;
+    info.allocatable = entry.allocatable;
+    if (auto it = aggregates_.find(name); it != aggregates_.end()) {
+      info.used = it->second.used;
+      info.host_ports_in_use = it->second.host_ports;
+      info.pod_count = it->second.pod_count;
+    }
+    const Node& node = *entry.node;
+    if (!MatchesNodeSelector(options_.node_selector, node.meta.labels)) {
+      info.out_of_scope_why = "node(s) didn't match the scheduler's --node-selector";
+    } else if (node.unschedulable) {
+      info.out_of_scope_why = "node(s) were unschedulable";
+    } else if (!node.Ready()) {
+      info.out_of_scope_why = "node(s) were not ready";
+    } else if (node.meta.deletion_timestamp.has_value()) {
+      info.out_of_scope_why = "node(s) were being deleted";
+    }
+    info.in_scope = info.out_of_scope_why.empty();
+    snapshot.nodes.push_back(std::move(info));
+  }
+}
+
+void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
+  // Jobs keyed by (namespace, name, is_singleton): a pod without a group never merges with a
+  // group of the same name.
+  using JobKey = std::tuple<std::string, std::string, bool>;
+  std::map<JobKey, std::vector<const PodEntry*>> members;
+  for (const auto& [uid, entry] : pods_) {
+    const Pod& pod = *entry.pod;
+    if (!IsOurTask(pod)) continue;
+    std::string group = PodGroupNameOf(pod);
+    const bool singleton = group.empty();
+    members[JobKey(pod.meta.namespace_name, singleton ? pod.meta.name : group, singleton)]
+        .push_back(&entry);
+  }
+  // Groups with no pod yet still get a job, so that their status is kept (admission, counts).
+  for (const auto& [key, entry] : groups_) {
+    const std::string& ns = entry.group->meta.namespace_name;
+    if (!options_.namespaces.empty() && !options_.namespaces.contains(ns)) continue;
+    members.try_emplace(JobKey(ns, entry.group->meta.name, false));
+  }
+
+  std::optional<std::int32_t> default_priority;
+  for (const auto& [name, pc] : priority_classes_) {
+    if (pc.global_default)
+      default_priority = std::max(default_priority.value_or(pc.value), pc.value);
+  }
+
+  snapshot.jobs.reserve(members.size());
+  for (auto& [key, pods] : members) {
+    const auto& [ns, name, singleton] = key;
+    JobInfo job;
+    job.namespace_name = ns;
+    job.name = name;
+    const auto job_index = static_cast<JobIndex>(snapshot.jobs.size());
+    std::sort(pods.begin(), pods.end(), [](const PodEntry* a, const PodEntry* b) {
+      return a->pod->meta.name < b->pod->meta.name;
+    });
+    if (singleton) {
+      const Pod& pod = *pods.front()->pod;
+      job.uid = pod.meta.uid;
+      job.priority = pod.spec.priority.value_or(default_priority.value_or(0));
+      job.priority_class_name = pod.spec.priority_class_name;
+      job.creation = pod.meta.creation_timestamp;
+      job.phase = pod.spec.node_name.empty() && !IsTerminal(pod) ? PodGroupPhase::kInqueue
+                                                                 : PodGroupPhase::kRunning;
+    } else if (auto it = groups_.find(GroupKey(ns, name)); it != groups_.end()) {
+      const PodGroup& group = *it->second.group;
+      job.group = it->second.group;
+      job.uid = group.meta.uid;
+      job.queue = group.spec.queue;
+      job.min_member = group.spec.min_member;
+      job.min_task_member = group.spec.min_task_member;
+      job.priority_class_name = group.spec.priority_class_name;
+      if (auto pc = priority_classes_.find(group.spec.priority_class_name);
+          pc != priority_classes_.end()) {
+        job.priority = pc->second.value;
+      } else {
+        job.priority = default_priority.value_or(0);
+      }
+      job.min_resources = it->second.min_resources;
+      job.phase = group.status.phase;
+      job.creation = group.meta.creation_timestamp;
+    } else {
+      job.group_missing = true;
+      job.uid = pods.front()->pod->meta.uid;
+      job.creation = pods.front()->pod->meta.creation_timestamp;
+    }
+    if (auto q = snapshot.FindQueue(job.queue)) job.queue_index = *q;
+    for (const PodEntry* entry : pods) {
+      TaskInfo task;
+      task.pod = entry->pod;
+      const Labels& labels = entry->pod->meta.labels;
+      if (auto it = labels.find(std::string(kTaskLabel)); it != labels.end()) {
+        task.task_name = it->second;
+      }
+      task.priority = entry->pod->spec.priority.value_or(0);
+      task.request = entry->request;
+      task.state = StateOf(*entry->pod, !entry->assumed_node.empty());
+      const std::string& node =
+          entry->pod->spec.node_name.empty() ? entry->assumed_node : entry->pod->spec.node_name;
+      if (!node.empty() && task.state != TaskState::kSucceeded &&
+          task.state != TaskState::kFailed) {
+        task.node = snapshot.FindNode(node).value_or(kNoNode);
+      }
+      task.job = job_index;
+      job.tasks.push_back(static_cast<TaskIndex>(snapshot.tasks.size()));
+      snapshot.tasks.push_back(std::move(task));
+    }
+    snapshot.jobs.push_back(std::move(job));
+  }
+}
+
+std::shared_ptr<Snapshot> ClusterCache::BuildLocked(Clock::WallTime now) const {
+  auto snapshot = std::make_shared<Snapshot>();
+  snapshot->now = now;
+  snapshot->resources = resources_;
+  BuildNodesLocked(*snapshot);
+  snapshot->queues.reserve(queues_.size());
+  for (const auto& [name, queue] : queues_) snapshot->queues.push_back(QueueInfo{queue});
+  BuildJobsLocked(*snapshot);
+  for (const auto& [name, labels] : namespaces_) snapshot->namespace_labels.emplace(name, labels);
+  return snapshot;
+}
+
+}  // namespace arbiter

@@ -1,0 +1,128 @@
+// ClusterCache: Arbiter's model of the cluster, fed by watch events (k8s/reflector.h) and by the
+// scheduler's own decisions (assume), from which each session takes a Snapshot (R7).
+//
+// What it guarantees:
+//   * every non-terminal pod bound to a node counts on that node, whichever scheduler, namespace
+//     or phase (a pod created with spec.nodeName set included), and so does a pod this scheduler
+//     assumed onto a node while its bind is in flight;
+//   * an assumed pod stays counted until the watch shows it bound, gone or finished; after a failed
+//     or timed-out bind it stays counted until the watch says otherwise or until the expiry given
+//     to BindFailed passes (the API server may have bound it even though the call failed);
+//   * filters (scheduler name, namespaces, node selector) limit which pods become tasks and which
+//     nodes are in scope, never what is counted on a node.
+//
+// Incremental: each event updates the per-node aggregates (used, ports, pod count) and the job
+// membership in place; TakeSnapshot() copies the current state (shared pointers to the immutable
+// objects, aggregates by value) and returns the previous snapshot again when nothing changed.
+//
+// Thread safety: all methods may be called from any thread (one mutex); snapshots are immutable.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arbiter/base/clock.h"
+#include "arbiter/cache/snapshot.h"
+#include "arbiter/model/namespace.h"
+#include "arbiter/model/node.h"
+#include "arbiter/model/pod.h"
+#include "arbiter/model/pod_group.h"
+#include "arbiter/model/priority_class.h"
+#include "arbiter/model/queue.h"
+
+namespace arbiter {
+
+struct CacheOptions {
+  std::string scheduler_name = "arbiter";
+  std::set<std::string> namespaces;  // empty: every namespace
+  Labels node_selector;              // empty: every node (R9's static zone)
+};
+
+class ClusterCache {
+ public:
+  explicit ClusterCache(CacheOptions options);
+
+  void UpsertNode(const Node& node);
+  void DeleteNode(const std::string& name);
+  void UpsertPod(const Pod& pod);
+  void DeletePod(const Pod& pod);
+  void UpsertPodGroup(const PodGroup& group);
+  void DeletePodGroup(const PodGroup& group);
+  void UpsertQueue(const Queue& queue);
+  void DeleteQueue(const std::string& name);
+  void UpsertPriorityClass(const PriorityClass& priority_class);
+  void DeletePriorityClass(const std::string& name);
+  void UpsertNamespace(const Namespace& ns);
+  void DeleteNamespace(const std::string& name);
+
+  // The scheduler chose `node_name` for the pod: count it there (TaskState::kBinding) until the
+  // watch shows the pod bound, deleted or finished. A pod not in the cache is ignored.
+  void Assume(const std::string& pod_uid, const std::string& node_name);
+  // The bind call failed or timed out at `now`: the assumption stays until the watch says
+  // otherwise or `now + ttl` passes (then ExpireAssumed forgets it).
+  void BindFailed(const std::string& pod_uid, Clock::MonotonicTime now,
+                  std::chrono::nanoseconds ttl);
+  // Forgets failed assumptions whose expiry has passed; returns how many.
+  int ExpireAssumed(Clock::MonotonicTime now);
+  // Drops an assumption at once (the pod was bound elsewhere, or the bind was refused for good).
+  void Forget(const std::string& pod_uid);
+  std::size_t assumed_count() const;
+
+  // The state now, as an immutable snapshot stamped with `now` (wall time, for conditions).
+  std::shared_ptr<const Snapshot> TakeSnapshot(Clock::WallTime now);
+  // Increments on every change that a snapshot can see.
+  std::uint64_t generation() const;
+
+ private:
+  struct NodeAggregate {
+    ResourceVector used;
+    std::vector<HostPort> host_ports;
+    std::int32_t pod_count = 0;
+  };
+  struct NodeEntry {
+    std::shared_ptr<const Node> node;
+    ResourceVector allocatable;
+  };
+  struct GroupEntry {
+    std::shared_ptr<const PodGroup> group;
+    ResourceVector min_resources;
+  };
+  struct PodEntry {
+    std::shared_ptr<const Pod> pod;
+    ResourceVector request;
+    std::string assumed_node;  // non-empty while assumed
+    std::optional<Clock::MonotonicTime> assume_expiry;
+    std::string counted_node;  // the node whose aggregate includes this pod, if any
+  };
+
+  void CountLocked(PodEntry& entry);
+  void UncountLocked(PodEntry& entry);
+  bool IsOurTask(const Pod& pod) const;
+  std::shared_ptr<Snapshot> BuildLocked(Clock::WallTime now) const;
+  void BuildNodesLocked(Snapshot& snapshot) const;
+  void BuildJobsLocked(Snapshot& snapshot) const;
+
+  const CacheOptions options_;
+  mutable std::mutex mu_;
+  ResourceSpace resources_;
+  std::map<std::string, NodeEntry, std::less<>> nodes_;
+  std::map<std::string, NodeAggregate, std::less<>> aggregates_;  // by node name
+  std::map<std::string, PodEntry, std::less<>> pods_;             // by uid
+  std::map<std::string, GroupEntry, std::less<>> groups_;         // by ns/name
+  std::map<std::string, std::shared_ptr<const Queue>, std::less<>> queues_;
+  std::map<std::string, PriorityClass, std::less<>> priority_classes_;
+  std::map<std::string, Labels, std::less<>> namespaces_;
+  std::uint64_t generation_ = 1;
+  std::uint64_t snapshot_generation_ = 0;
+  std::shared_ptr<const Snapshot> last_snapshot_;
+};
+
+}  // namespace arbiter

@@ -1,0 +1,144 @@
+// Snapshot: the cluster as one scheduling session sees it. Immutable once built (the cache builds
+// it; a session only reads it and keeps its own working state), so a session never races with
+// watch events and never mutates the cache (ARCHITECTURE.md §3).
+//
+// What is in it:
+//   * nodes: every node, with what is used on it by every non-terminal pod bound or assumed there,
+//     whichever scheduler, namespace or phase placed it (R7); `in_scope` says whether this
+//     scheduler may place pods on it (Ready, schedulable, matching --node-selector);
+//   * tasks: the pods this scheduler is responsible for (its schedulerName, its namespaces),
+//     bound or not, that are not finished long ago: they make up the jobs;
+//   * jobs: one per PodGroup with at least one pod, per missing group named by pods, and per pod
+//     that names no group (a group of one in queue "default");
+//   * queues, namespace labels, priority class values.
+// Every vector is sorted by a total order (nodes by name, jobs by namespace/name, tasks by job then
+// namespace/name, queues by name), so iteration is deterministic.
+//
+// Indexes (NodeIndex, TaskIndex, JobIndex, QueueIndex) are positions in these vectors, valid for
+// this snapshot only. Pointers into the snapshot never outlive it.
+//
+// Thread safety: immutable after Build; share it freely between threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arbiter/base/clock.h"
+#include "arbiter/model/node.h"
+#include "arbiter/model/object_meta.h"
+#include "arbiter/model/pod.h"
+#include "arbiter/model/pod_group.h"
+#include "arbiter/model/queue.h"
+#include "arbiter/resource/resource_vector.h"
+
+namespace arbiter {
+
+using NodeIndex = std::int32_t;
+using TaskIndex = std::int32_t;
+using JobIndex = std::int32_t;
+using QueueIndex = std::int32_t;
+inline constexpr NodeIndex kNoNode = -1;
+inline constexpr QueueIndex kNoQueue = -1;
+
+// The label that puts a pod into a group, the two ecosystem conventions also understood
+// (ARCHITECTURE.md §2), and the label naming a pod's task inside its job.
+inline constexpr std::string_view kPodGroupLabel = "arbiter.dev/pod-group";
+inline constexpr std::string_view kVolcanoGroupAnnotation = "scheduling.k8s.io/group-name";
+inline constexpr std::string_view kSchedulerPluginsGroupLabel = "scheduling.x-k8s.io/pod-group";
+inline constexpr std::string_view kTaskLabel = "arbiter.dev/task";
+
+// The group a pod names, by the precedence above; empty when it names none.
+std::string PodGroupNameOf(const Pod& pod);
+// Every host port the pod's containers and init containers ask for.
+std::vector<HostPort> HostPortsOf(const Pod& pod);
+
+enum class TaskState : std::uint8_t {
+  kPending,    // on no node
+  kAllocated,  // placed by this session; only a session's working state holds it
+  kBinding,    // assumed: this scheduler chose a node, the watch has not confirmed the bind yet
+  kBound,      // spec.nodeName set, not running yet
+  kRunning,
+  kReleasing,  // being deleted, still holding its node
+  kSucceeded,
+  kFailed,
+};
+
+std::string_view TaskStateName(TaskState state);
+// Whether a task in this state holds room on its node.
+bool HoldsNode(TaskState state);
+// Whether a task in this state counts towards its gang's minMember: placed, or finished well.
+bool CountsTowardGang(TaskState state);
+
+struct NodeInfo {
+  std::shared_ptr<const Node> node;
+  ResourceVector allocatable;
+  ResourceVector used;  // every pod holding this node, any scheduler
+  std::vector<HostPort> host_ports_in_use;
+  std::int32_t pod_count = 0;
+  bool in_scope = false;         // this scheduler may place pods here
+  std::string out_of_scope_why;  // "node is not Ready", "node is unschedulable", ...
+
+  const std::string& name() const { return node->meta.name; }
+};
+
+struct TaskInfo {
+  std::shared_ptr<const Pod> pod;
+  std::string task_name;      // label arbiter.dev/task; empty when absent
+  std::int32_t priority = 0;  // spec.priority (R3)
+  ResourceVector request;     // the effective request (pod.h)
+  TaskState state = TaskState::kPending;
+  NodeIndex node = kNoNode;
+  JobIndex job = 0;
+
+  const std::string& namespace_name() const { return pod->meta.namespace_name; }
+  const std::string& name() const { return pod->meta.name; }
+  const std::string& uid() const { return pod->meta.uid; }
+  std::string Key() const { return pod->meta.Key(); }
+};
+
+struct JobInfo {
+  std::string namespace_name;
+  std::string name;                       // the group's name, or the pod's for a group of one
+  std::string uid;                        // the group's uid, or the pod's
+  std::shared_ptr<const PodGroup> group;  // null for a group of one and for a missing group
+  bool group_missing = false;             // pods name a group that does not exist
+  std::string queue{kDefaultQueueName};
+  QueueIndex queue_index = kNoQueue;  // kNoQueue when the queue does not exist
+  std::int32_t min_member = 1;
+  std::map<std::string, std::int32_t> min_task_member;
+  std::string priority_class_name;
+  std::int32_t priority = 0;
+  ResourceVector min_resources;
+  PodGroupPhase phase = PodGroupPhase::kPending;
+  Clock::WallTime creation{};
+  std::vector<TaskIndex> tasks;  // sorted by namespace/name
+
+  bool IsSingleton() const { return group == nullptr && !group_missing; }
+  std::string Key() const { return namespace_name + "/" + name; }
+};
+
+struct QueueInfo {
+  std::shared_ptr<const Queue> queue;
+  const std::string& name() const { return queue->meta.name; }
+};
+
+struct Snapshot {
+  ResourceSpace resources;
+  std::vector<NodeInfo> nodes;
+  std::vector<TaskInfo> tasks;
+  std::vector<JobInfo> jobs;
+  std::vector<QueueInfo> queues;
+  std::map<std::string, Labels, std::less<>> namespace_labels;
+  Clock::WallTime now{};  // when the snapshot was taken (wall clock, for ages and conditions)
+
+  std::optional<NodeIndex> FindNode(std::string_view name) const;
+  std::optional<JobIndex> FindJob(std::string_view namespace_name, std::string_view name) const;
+  std::optional<QueueIndex> FindQueue(std::string_view name) const;
+};
+
+}  // namespace arbiter

@@ -1,0 +1,125 @@
+#include "arbiter/framework/config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace arbiter {
+
+namespace {
+
+Status Invalid(std::string_view source, const std::string& where, const std::string& what) {
+  return InvalidArgumentError(std::string(source) + ": " + where + ": " + what);
+}
+
+Status CheckKeys(std::string_view source, const std::string& where, const YAML::Node& node,
+                 const std::set<std::string>& allowed) {
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    if (!allowed.contains(key)) {
+      std::string list;
+      for (const std::string& a : allowed) {
+        if (!list.empty()) list += ", ";
+        list += a;
+      }
+      std::string what = "unknown key \"";
+      what.append(key).append("\" (known: ").append(list).append(")");
+      return Invalid(source, where, what);
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<SchedulerConfig> Convert(const YAML::Node& root, std::string_view source) {
+  SchedulerConfig config;
+  if (!root.IsMap()) return Invalid(source, "(root)", "expected a mapping");
+  ARBITER_RETURN_IF_ERROR(CheckKeys(source, "(root)", root, {"actions", "tiers"}));
+  const YAML::Node actions = root["actions"];
+  if (!actions || !actions.IsSequence() || actions.size() == 0) {
+    return Invalid(source, "actions", "expected a non-empty list of action names");
+  }
+  std::set<std::string> seen_actions;
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    if (!actions[i].IsScalar()) {
+      return Invalid(source, "actions[" + std::to_string(i) + "]", "expected a name");
+    }
+    auto name = actions[i].as<std::string>();
+    if (!seen_actions.insert(name).second) {
+      return Invalid(source, "actions[" + std::to_string(i) + "]",
+                     "action \"" + name + "\" listed twice");
+    }
+    config.actions.push_back(std::move(name));
+  }
+  const YAML::Node tiers = root["tiers"];
+  if (!tiers || !tiers.IsSequence()) return Invalid(source, "tiers", "expected a list of tiers");
+  std::set<std::string> seen_plugins;
+  for (std::size_t t = 0; t < tiers.size(); ++t) {
+    const std::string where = "tiers[" + std::to_string(t) + "]";
+    const YAML::Node tier = tiers[t];
+    if (!tier.IsMap()) return Invalid(source, where, "expected a mapping with \"plugins\"");
+    ARBITER_RETURN_IF_ERROR(CheckKeys(source, where, tier, {"plugins"}));
+    const YAML::Node plugins = tier["plugins"];
+    if (!plugins || !plugins.IsSequence()) {
+      return Invalid(source, where + ".plugins", "expected a list of plugins");
+    }
+    TierConfig tier_config;
+    for (std::size_t p = 0; p < plugins.size(); ++p) {
+      const std::string pwhere = where + ".plugins[" + std::to_string(p) + "]";
+      const YAML::Node plugin = plugins[p];
+      if (!plugin.IsMap()) return Invalid(source, pwhere, "expected a mapping with \"name\"");
+      ARBITER_RETURN_IF_ERROR(CheckKeys(source, pwhere, plugin, {"name", "arguments"}));
+      if (!plugin["name"] || !plugin["name"].IsScalar()) {
+        return Invalid(source, pwhere + ".name", "required");
+      }
+      PluginConfig pc;
+      pc.name = plugin["name"].as<std::string>();
+      if (!seen_plugins.insert(pc.name).second) {
+        return Invalid(source, pwhere, "plugin \"" + pc.name + "\" listed twice");
+      }
+      if (plugin["arguments"]) {
+        if (!plugin["arguments"].IsMap() && !plugin["arguments"].IsNull()) {
+          return Invalid(source, pwhere + ".arguments", "expected a mapping");
+        }
+        pc.arguments = plugin["arguments"];
+      }
+      tier_config.plugins.push_back(std::move(pc));
+    }
+    config.tiers.push_back(std::move(tier_config));
+  }
+  return config;
+}
+
+}  // namespace
+
+StatusOr<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml, std::string_view source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(std::string(source) + ": not valid YAML: " + e.what());
+  }
+  try {
+    return Convert(root, source);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(std::string(source) + ": " + e.what());
+  }
+}
+
+StatusOr<SchedulerConfig> LoadSchedulerConfigFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFoundError("scheduler config " + path + ": cannot be read");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ParseSchedulerConfig(buffer.str(), path);
+}
+
+SchedulerConfig DefaultSchedulerConfig() {
+  SchedulerConfig config;
+  config.actions = {"enqueue", "allocate", "backfill"};
+  config.tiers.push_back(TierConfig{{PluginConfig{"priority", {}}, PluginConfig{"gang", {}}}});
+  config.tiers.push_back(
+      TierConfig{{PluginConfig{"predicates", {}}, PluginConfig{"nodeorder", {}}}});
+  return config;
+}
+
+}  // namespace arbiter

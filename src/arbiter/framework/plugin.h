@@ -1,0 +1,148 @@
+// The plugin and action interfaces: each extension point is a small interface that a plugin
+// implements only if it needs it (STYLE.md: kube-scheduler's framework, not Volcano's untyped
+// callback maps). Scheduler::Create instantiates plugins once at start-up and resolves, per tier,
+// which extension points each implements (PluginSet); sessions then call them in tier order.
+//
+// How tiers combine (as in Volcano):
+//   * orders (queues, jobs, tasks): the first tier in which some plugin returns non-zero decides;
+//     ties fall through to the session's total tie-break (creation time, then uid);
+//   * job ready / job valid / enqueue / filter: every plugin of every tier must agree;
+//   * score: the sum over every plugin.
+//
+// Plugins are policy: they read the Session and return verdicts; they never do I/O and never
+// change the session's state (only actions do, through a Statement). OnSessionOpen may build
+// per-session caches (e.g. filter results shared by identical pods).
+//
+// Thread safety: a plugin instance serves one session at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arbiter/cache/snapshot.h"
+
+namespace arbiter {
+
+class Session;
+
+// A filter's verdict for one task on one node; a verdict is data, not an error (STYLE.md §4).
+struct FilterResult {
+  enum class Code : std::uint8_t {
+    kFit,
+    kUnschedulable,  // not now (e.g. not enough free cpu): may fit once something leaves
+    kUnresolvable,   // never on this node as things stand (selector, taint, affinity)
+  };
+  Code code = Code::kFit;
+  // Kubernetes' wording, so messages read as kube-scheduler's do: "Insufficient cpu",
+  // "node(s) didn't match Pod's node affinity/selector", "node(s) had untolerated taint {k: v}".
+  std::string reason;
+  // For kUnschedulable on a resource: which one (lets messages say where the most is free).
+  std::optional<ResourceId> short_resource;
+
+  bool fit() const { return code == Code::kFit; }
+  static FilterResult Fit() { return {}; }
+  static FilterResult Unschedulable(std::string reason,
+                                    std::optional<ResourceId> resource = std::nullopt) {
+    return {Code::kUnschedulable, std::move(reason), resource};
+  }
+  static FilterResult Unresolvable(std::string reason) {
+    return {Code::kUnresolvable, std::move(reason), std::nullopt};
+  }
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view Name() const = 0;
+  virtual void OnSessionOpen(const Session& /*session*/) {}
+  virtual void OnSessionClose(const Session& /*session*/) {}
+};
+
+// < 0: a goes first; > 0: b goes first; 0: this plugin does not decide.
+class QueueOrderExtension {
+ public:
+  virtual ~QueueOrderExtension() = default;
+  virtual int CompareQueues(const Session& session, QueueIndex a, QueueIndex b) const = 0;
+};
+
+class JobOrderExtension {
+ public:
+  virtual ~JobOrderExtension() = default;
+  virtual int CompareJobs(const Session& session, JobIndex a, JobIndex b) const = 0;
+};
+
+class TaskOrderExtension {
+ public:
+  virtual ~TaskOrderExtension() = default;
+  virtual int CompareTasks(const Session& session, TaskIndex a, TaskIndex b) const = 0;
+};
+
+// Whether a job may be scheduled at all this session; a reason when it may not ("2 of 3 pods
+// exist"). Invalid jobs are skipped by every action and their pods get the reason.
+class JobValidExtension {
+ public:
+  virtual ~JobValidExtension() = default;
+  virtual std::optional<std::string> JobInvalid(const Session& session, JobIndex job) const = 0;
+};
+
+// Whether the job's placed tasks (in the session's working state) are enough to commit it.
+class JobReadyExtension {
+ public:
+  virtual ~JobReadyExtension() = default;
+  virtual bool JobReady(const Session& session, JobIndex job) const = 0;
+  // How many more of this task name the job needs before it is ready ("" counts any task);
+  // lets actions place exactly the gang's minimum first.
+  virtual std::int32_t TasksStillNeeded(const Session& session, JobIndex job,
+                                        const std::string& task_name) const = 0;
+};
+
+// Whether a pending group may be admitted (phase Pending -> Inqueue); a reason when not.
+class JobEnqueueExtension {
+ public:
+  virtual ~JobEnqueueExtension() = default;
+  virtual std::optional<std::string> JobNotEnqueueable(const Session& session,
+                                                       JobIndex job) const = 0;
+};
+
+class FilterExtension {
+ public:
+  virtual ~FilterExtension() = default;
+  virtual FilterResult Filter(const Session& session, TaskIndex task, NodeIndex node) const = 0;
+};
+
+// Higher is better; each plugin applies its own configured weights.
+class ScoreExtension {
+ public:
+  virtual ~ScoreExtension() = default;
+  virtual double Score(const Session& session, TaskIndex task, NodeIndex node) const = 0;
+};
+
+// An action: one algorithm skeleton run every session, in the configured order.
+class Action {
+ public:
+  virtual ~Action() = default;
+  virtual std::string_view Name() const = 0;
+  virtual void Execute(Session& session) = 0;
+};
+
+// The plugins of a scheduler, instantiated once, with each extension point resolved per tier.
+struct PluginSet {
+  template <typename T>
+  using Tiers = std::vector<std::vector<const T*>>;
+
+  std::vector<std::unique_ptr<Plugin>> owned;
+  Tiers<QueueOrderExtension> queue_order;
+  Tiers<JobOrderExtension> job_order;
+  Tiers<TaskOrderExtension> task_order;
+  Tiers<JobValidExtension> job_valid;
+  Tiers<JobReadyExtension> job_ready;
+  Tiers<JobEnqueueExtension> job_enqueue;
+  Tiers<FilterExtension> filter;
+  Tiers<ScoreExtension> score;
+};
+
+}  // namespace arbiter

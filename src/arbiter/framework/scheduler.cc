@@ -1,0 +1,71 @@
+#include "arbiter/framework/scheduler.h"
+
+#include <set>
+#include <utility>
+
+#include "arbiter/framework/session.h"
+
+namespace arbiter {
+
+namespace {
+
+// Resolves one extension point of one plugin into the tier's list, if the plugin implements it.
+template <typename T>
+void Resolve(Plugin* plugin, PluginSet::Tiers<T>& tiers) {
+  if (const T* ext = dynamic_cast<const T*>(plugin)) tiers.back().push_back(ext);
+}
+
+template <typename T>
+void OpenTier(PluginSet::Tiers<T>& tiers) {
+  tiers.emplace_back();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& config,
+                                                       const Registry& registry) {
+  std::unique_ptr<Scheduler> scheduler(new Scheduler());
+  if (config.actions.empty()) return InvalidArgumentError("scheduler config: no actions");
+  for (const std::string& name : config.actions) {
+    ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<Action> action, registry.MakeAction(name));
+    scheduler->actions_.push_back(std::move(action));
+  }
+  PluginSet& set = scheduler->plugins_;
+  std::set<std::string> seen;
+  for (const TierConfig& tier : config.tiers) {
+    OpenTier(set.queue_order);
+    OpenTier(set.job_order);
+    OpenTier(set.task_order);
+    OpenTier(set.job_valid);
+    OpenTier(set.job_ready);
+    OpenTier(set.job_enqueue);
+    OpenTier(set.filter);
+    OpenTier(set.score);
+    for (const PluginConfig& pc : tier.plugins) {
+      if (!seen.insert(pc.name).second) {
+        return InvalidArgumentError("scheduler config: plugin \"" + pc.name + "\" listed twice");
+      }
+      ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<Plugin> plugin,
+                               registry.MakePlugin(pc.name, pc.arguments));
+      Plugin* raw = plugin.get();
+      Resolve(raw, set.queue_order);
+      Resolve(raw, set.job_order);
+      Resolve(raw, set.task_order);
+      Resolve(raw, set.job_valid);
+      Resolve(raw, set.job_ready);
+      Resolve(raw, set.job_enqueue);
+      Resolve(raw, set.filter);
+      Resolve(raw, set.score);
+      set.owned.push_back(std::move(plugin));
+    }
+  }
+  return scheduler;
+}
+
+SessionResult Scheduler::RunSession(const Snapshot& snapshot) {
+  Session session(snapshot, plugins_);
+  for (const auto& action : actions_) action->Execute(session);
+  return session.Finish();
+}
+
+}  // namespace arbiter

@@ -1,0 +1,44 @@
+// Scheduler: the configured scheduling algorithm. Built once at start-up from a SchedulerConfig
+// and a Registry (every plugin and action instantiated, arguments validated, extension points
+// resolved); then each RunSession() opens a Session on a snapshot, runs the actions in order and
+// returns what they decided. Pure: no I/O, no clock (time comes with the snapshot).
+//
+//   Registry registry;
+//   RegisterBuiltinPlugins(registry);
+//   RegisterBuiltinActions(registry);
+//   ARBITER_ASSIGN_OR_RETURN(auto scheduler, Scheduler::Create(DefaultSchedulerConfig(),
+//   registry)); SessionResult result = scheduler->RunSession(*cache.TakeSnapshot(clock.Now()));
+//
+// Thread safety: RunSession is not reentrant (plugins keep per-session state); call it from one
+// thread at a time.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "arbiter/base/status.h"
+#include "arbiter/cache/snapshot.h"
+#include "arbiter/framework/config.h"
+#include "arbiter/framework/plugin.h"
+#include "arbiter/framework/registry.h"
+#include "arbiter/framework/session_result.h"
+
+namespace arbiter {
+
+class Scheduler {
+ public:
+  static StatusOr<std::unique_ptr<Scheduler>> Create(const SchedulerConfig& config,
+                                                     const Registry& registry);
+
+  SessionResult RunSession(const Snapshot& snapshot);
+
+  const PluginSet& plugins() const { return plugins_; }
+
+ private:
+  Scheduler() = default;
+
+  std::vector<std::unique_ptr<Action>> actions_;
+  PluginSet plugins_;
+};
+
+}  // namespace arbiter

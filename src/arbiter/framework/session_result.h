@@ -1,0 +1,56 @@
+// SessionResult: what one scheduling session decided, as data. The session never does I/O; the
+// runtime turns these into side effects: assume + bind, events, PodGroup status writes.
+//
+// Thread safety: a value type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arbiter/model/pod_group.h"
+
+namespace arbiter {
+
+struct BindDecision {
+  std::string namespace_name;
+  std::string pod_name;
+  std::string pod_uid;
+  std::string node_name;
+};
+
+// A pod that stays pending after this session, and why: the FailedScheduling event's note, e.g.
+// "0/3 nodes are available: 3 Insufficient cpu." or "pod group ns/g: 2/3 pods could be placed".
+struct PodVerdict {
+  std::string namespace_name;
+  std::string pod_name;
+  std::string pod_uid;
+  std::string reason = "FailedScheduling";
+  std::string message;
+};
+
+// The PodGroup status this session computed, emitted only when it differs from the status the
+// snapshot saw (so the runtime writes only changes). Condition transition times are kept from the
+// old status when a condition's status did not change.
+struct PodGroupUpdate {
+  std::string namespace_name;
+  std::string name;
+  PodGroupStatus status;
+};
+
+struct SessionStats {
+  std::int64_t jobs_considered = 0;
+  std::int64_t jobs_committed = 0;
+  std::int64_t jobs_discarded = 0;
+  std::int64_t tasks_bound = 0;
+  std::int64_t nodes_filtered = 0;  // node x task filter evaluations
+};
+
+struct SessionResult {
+  std::vector<BindDecision> binds;
+  std::vector<PodVerdict> unschedulable;
+  std::vector<PodGroupUpdate> group_updates;
+  SessionStats stats;
+};
+
+}  // namespace arbiter

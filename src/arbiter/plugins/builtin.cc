@@ -1,0 +1,21 @@
+#include "arbiter/plugins/builtin.h"
+
+#include "arbiter/base/check.h"
+#include "arbiter/plugins/gang.h"
+#include "arbiter/plugins/nodeorder.h"
+#include "arbiter/plugins/predicates.h"
+#include "arbiter/plugins/priority.h"
+
+namespace arbiter {
+
+void RegisterBuiltinPlugins(Registry& registry) {
+  ARBITER_CHECK(registry.AddPlugin(std::string(GangPlugin::kName), &GangPlugin::Create).ok());
+  ARBITER_CHECK(
+      registry.AddPlugin(std::string(PriorityPlugin::kName), &PriorityPlugin::Create).ok());
+  ARBITER_CHECK(
+      registry.AddPlugin(std::string(PredicatesPlugin::kName), &PredicatesPlugin::Create).ok());
+  ARBITER_CHECK(
+      registry.AddPlugin(std::string(NodeOrderPlugin::kName), &NodeOrderPlugin::Create).ok());
+}
+
+}  // namespace arbiter

@@ -1,0 +1,38 @@
+// nodeorder: which feasible node is best for a pod, as a weighted sum of kube-scheduler's
+// classic scores over cpu and memory, each in [0, 100]:
+//   leastAllocated  spread: the more left free after placing the pod, the better;
+//   mostAllocated   binpack: the fuller after placing the pod, the better (keeps whole nodes free
+//                   for big gangs);
+//   balanced        the closer the cpu and memory fractions in use after placing, the better.
+//
+// Arguments (each a weight in [0, 100]): leastAllocatedWeight (default 1), mostAllocatedWeight
+// (default 0), balancedWeight (default 1).
+#pragma once
+
+#include <memory>
+
+#include "arbiter/framework/plugin.h"
+#include "arbiter/framework/registry.h"
+
+namespace arbiter {
+
+struct NodeOrderWeights {
+  double least_allocated = 1;
+  double most_allocated = 0;
+  double balanced = 1;
+};
+
+class NodeOrderPlugin final : public Plugin, public ScoreExtension {
+ public:
+  static constexpr std::string_view kName = "nodeorder";
+  static StatusOr<std::unique_ptr<Plugin>> Create(const YAML::Node& args);
+
+  explicit NodeOrderPlugin(NodeOrderWeights weights) : weights_(weights) {}
+  std::string_view Name() const override { return kName; }
+  double Score(const Session& session, TaskIndex task, NodeIndex node) const override;
+
+ private:
+  NodeOrderWeights weights_;
+};
+
+}  // namespace arbiter
