@@ -19,7 +19,8 @@ std::optional<NodeIndex> PickNode(Session& session, TaskIndex task, PlacementFai
   double best_score = 0;
   const std::int32_t nodes = session.node_count();
   for (NodeIndex n = 0; n < nodes; ++n) {
-    FilterResult r = session.Filter(task, n);
+    const Session::NodeVerdict& verdict = session.Evaluate(task, n);
+    const FilterResult& r = verdict.filter;
     if (!r.fit()) {
       if (failure != nullptr) {
         failure->errors.Add(r);
@@ -36,13 +37,12 @@ std::optional<NodeIndex> PickNode(Session& session, TaskIndex task, PlacementFai
       }
       continue;
     }
-    const double score = session.Score(task, n);
+    const double score = verdict.score;
     if (!best.has_value() || score > best_score) {
       best = n;
       best_score = score;
     }
   }
-  session.stats().nodes_filtered += nodes;
   if (!best.has_value() && failure != nullptr) failure->errors.AddNodes(nodes);
   return best;
 }

@@ -32,6 +32,30 @@ std::vector<HostPort> HostPortsOf(const Pod& pod) {
   return out;
 }
 
+std::string PlacementConstraintKey(const Pod& pod) {
+  std::string key;
+  for (const auto& [k, v] : pod.spec.node_selector)
+    key.append("s").append(k).append("=").append(v).append(";");
+  for (const Toleration& t : pod.spec.tolerations) {
+    key.append("t").append(t.key).append(t.op == TolerationOperator::kExists ? "?" : "=");
+    key.append(t.value).append(":").append(t.effect).append(";");
+  }
+  if (pod.spec.required_node_affinity.has_value()) {
+    for (const NodeSelectorTerm& term : pod.spec.required_node_affinity->terms) {
+      key += "|";
+      for (const auto* reqs : {&term.match_expressions, &term.match_fields}) {
+        key += reqs == &term.match_fields ? "f" : "e";
+        for (const NodeSelectorRequirement& r : *reqs) {
+          key += r.key + std::string(NodeSelectorOperatorName(r.op));
+          for (const std::string& v : r.values) key += "," + v;
+          key += ";";
+        }
+      }
+    }
+  }
+  return key;
+}
+
 std::string_view TaskStateName(TaskState state) {
   switch (state) {
     case TaskState::kPending:

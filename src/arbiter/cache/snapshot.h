@@ -54,6 +54,9 @@ inline constexpr std::string_view kTaskLabel = "arbiter.dev/task";
 
 // The group a pod names, by the precedence above; empty when it names none.
 std::string PodGroupNameOf(const Pod& pod);
+// A canonical text of the pod's static placement constraints (nodeSelector, tolerations,
+// required node affinity): pods with equal texts get equal verdicts from the label and taint rules.
+std::string PlacementConstraintKey(const Pod& pod);
 // Every host port the pod's containers and init containers ask for.
 std::vector<HostPort> HostPortsOf(const Pod& pod);
 

@@ -81,7 +81,54 @@ Session::Session(const Snapshot& snapshot, const PluginSet& plugins)
   node_version_.assign(snapshot.nodes.size(), 0);
   job_phase_.reserve(snapshot.jobs.size());
   for (const JobInfo& j : snapshot.jobs) job_phase_.push_back(j.phase);
+  AssignPlacementClasses();
   for (const auto& plugin : plugins_.owned) plugin->OnSessionOpen(*this);
+}
+
+namespace {
+
+std::string PlacementClassKey(const TaskInfo& task) {
+  std::string key;
+  for (std::int64_t amount : task.request.amounts()) key.append(std::to_string(amount)).append(",");
+  key.append("|").append(PlacementConstraintKey(*task.pod)).append("|");
+  for (const HostPort& port : HostPortsOf(*task.pod)) {
+    key.append(std::to_string(port.port)).append(port.protocol).append(port.host_ip).append(";");
+  }
+  return key;
+}
+
+}  // namespace
+
+void Session::AssignPlacementClasses() {
+  task_class_.assign(snapshot_.tasks.size(), -1);
+  std::map<std::string, std::vector<TaskIndex>> by_key;
+  for (std::size_t i = 0; i < snapshot_.tasks.size(); ++i) {
+    if (task_state_[i] != TaskState::kPending) continue;
+    by_key[PlacementClassKey(snapshot_.tasks[i])].push_back(static_cast<TaskIndex>(i));
+  }
+  for (const auto& [key, tasks] : by_key) {
+    if (tasks.size() < 2) continue;
+    const auto id = static_cast<std::int32_t>(class_verdicts_.size());
+    class_verdicts_.emplace_back();
+    for (TaskIndex t : tasks) task_class_[static_cast<std::size_t>(t)] = id;
+  }
+}
+
+const Session::NodeVerdict& Session::Evaluate(TaskIndex t, NodeIndex n) {
+  const std::int32_t cls = task_class_[static_cast<std::size_t>(t)];
+  NodeVerdict* verdict = &scratch_verdict_;
+  const std::uint64_t want = node_version_[static_cast<std::size_t>(n)] + 1;
+  if (cls >= 0) {
+    std::vector<NodeVerdict>& row = class_verdicts_[static_cast<std::size_t>(cls)];
+    if (row.empty()) row.resize(snapshot_.nodes.size());
+    verdict = &row[static_cast<std::size_t>(n)];
+    if (verdict->version == want) return *verdict;
+  }
+  verdict->filter = Filter(t, n);
+  verdict->score = verdict->filter.fit() ? Score(t, n) : 0;
+  verdict->version = want;
+  ++stats_.nodes_filtered;
+  return *verdict;
 }
 
 Session::~Session() {

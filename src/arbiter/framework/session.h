@@ -83,6 +83,19 @@ class Session {
   FilterResult Filter(TaskIndex t, NodeIndex n) const;
   double Score(TaskIndex t, NodeIndex n) const;
 
+  // Filter and score of a task on a node, shared by every pending task of the same placement
+  // class (same request, placement constraints and host ports: a gang's identical pods, a burst of
+  // identical single pods) and recomputed only when something was placed on or removed from the
+  // node since. The built-in plugins' verdicts depend on nothing else; a plugin whose verdict
+  // depends on more (the job, the pod's identity) must not be combined with this cache until the
+  // plugin interface lets it extend the class key. The reference is valid until the next call.
+  struct NodeVerdict {
+    FilterResult filter;
+    double score = 0;
+    std::uint64_t version = 0;  // node_version + 1 when computed; 0: never
+  };
+  const NodeVerdict& Evaluate(TaskIndex t, NodeIndex n);
+
   // Verdicts that actions record for the result. The first reason recorded for a task wins; a job
   // reason becomes its PodGroup's Unschedulable condition.
   void RecordTaskUnschedulable(TaskIndex t, std::string message);
@@ -101,6 +114,12 @@ class Session {
   void MarkCommitted(TaskIndex t) { committed_.push_back(t); }
 
   PodGroupStatus ComputeGroupStatus(JobIndex j) const;
+  void AssignPlacementClasses();
+
+  // Placement classes of pending tasks; -1 for a task alone in its class (not worth caching).
+  std::vector<std::int32_t> task_class_;
+  std::vector<std::vector<NodeVerdict>> class_verdicts_;
+  NodeVerdict scratch_verdict_;
 
   const Snapshot& snapshot_;
   const PluginSet& plugins_;

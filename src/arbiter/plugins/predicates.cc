@@ -11,35 +11,6 @@ StatusOr<std::unique_ptr<Plugin>> PredicatesPlugin::Create(const YAML::Node& arg
   return std::unique_ptr<Plugin>(std::make_unique<PredicatesPlugin>());
 }
 
-namespace {
-
-// A canonical text of the pod's static placement constraints: equal texts, equal verdicts.
-std::string ConstraintKey(const Pod& pod) {
-  std::string key;
-  for (const auto& [k, v] : pod.spec.node_selector)
-    key.append("s").append(k).append("=").append(v).append(";");
-  for (const Toleration& t : pod.spec.tolerations) {
-    key.append("t").append(t.key).append(t.op == TolerationOperator::kExists ? "?" : "=");
-    key.append(t.value).append(":").append(t.effect).append(";");
-  }
-  if (pod.spec.required_node_affinity.has_value()) {
-    for (const NodeSelectorTerm& term : pod.spec.required_node_affinity->terms) {
-      key += "|";
-      for (const auto* reqs : {&term.match_expressions, &term.match_fields}) {
-        key += reqs == &term.match_fields ? "f" : "e";
-        for (const NodeSelectorRequirement& r : *reqs) {
-          key += r.key + std::string(NodeSelectorOperatorName(r.op));
-          for (const std::string& v : r.values) key += "," + v;
-          key += ";";
-        }
-      }
-    }
-  }
-  return key;
-}
-
-}  // namespace
-
 void PredicatesPlugin::OnSessionOpen(const Session& session) {
   task_class_.assign(session.snapshot().tasks.size(), kUnknown);
   classes_.clear();
@@ -51,7 +22,7 @@ void PredicatesPlugin::OnSessionOpen(const Session& session) {
 std::int32_t PredicatesPlugin::ClassOf(const Session& session, TaskIndex task) const {
   std::int32_t& cls = task_class_[static_cast<std::size_t>(task)];
   if (cls != kUnknown) return cls;
-  auto [it, inserted] = classes_.try_emplace(ConstraintKey(*session.task(task).pod),
+  auto [it, inserted] = classes_.try_emplace(PlacementConstraintKey(*session.task(task).pod),
                                              static_cast<std::int32_t>(verdicts_.size()));
   if (inserted) verdicts_.emplace_back(static_cast<std::size_t>(session.node_count()), kUnknown);
   cls = it->second;
