@@ -1,8 +1,11 @@
 #include "arbiter/actions/allocate.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "arbiter/actions/placement.h"
@@ -11,6 +14,9 @@
 namespace arbiter {
 
 namespace {
+
+// How long a group's pods have to arrive before pods hear that there are too few of them.
+constexpr std::chrono::seconds kPodsArrivalGrace{10};
 
 bool Admitted(PodGroupPhase phase) {
   return phase == PodGroupPhase::kInqueue || phase == PodGroupPhase::kRunning;
@@ -51,7 +57,7 @@ void AllocateJob(Session& session, JobIndex j) {
   ++session.stats().jobs_considered;
   Statement statement(session);
   std::vector<TaskIndex> failed;
-  std::string failure;
+  std::optional<std::pair<TaskIndex, PlacementFailure>> first_failure;
   for (TaskIndex t : TryOrder(session, j)) {
     if (session.JobReady(j)) break;
     if (std::any_of(failed.begin(), failed.end(),
@@ -64,8 +70,8 @@ void AllocateJob(Session& session, JobIndex j) {
       continue;
     }
     failed.push_back(t);
-    if (failure.empty()) failure = "pod " + session.task(t).Key() + ": " + why.Message(session, t);
     if (session.job(j).min_member <= 1) session.RecordTaskUnschedulable(t, why.Message(session, t));
+    if (!first_failure.has_value()) first_failure.emplace(t, std::move(why));
   }
   if (session.JobReady(j)) {
     statement.Commit();
@@ -74,6 +80,11 @@ void AllocateJob(Session& session, JobIndex j) {
   }
   const std::int32_t placed = session.job_ready_tasks(j);
   statement.Discard();
+  std::string failure;
+  if (first_failure.has_value()) {
+    const auto& [t, why] = *first_failure;
+    failure = "pod " + session.task(t).Key() + ": " + why.Message(session, t, /*gang=*/true);
+  }
   ++session.stats().jobs_discarded;
   session.RecordJobUnschedulable(j, "NotEnoughResources", GangMessage(session, j, placed, failure));
 }
@@ -84,9 +95,14 @@ void AllocateAction::Execute(Session& session) {
   std::map<QueueIndex, std::vector<JobIndex>> by_queue;
   for (JobIndex j = 0; j < session.job_count(); ++j) {
     const JobInfo& job = session.job(j);
-    if (!Admitted(session.job_phase(j)) || session.PendingTasks(j).empty()) continue;
+    // A job whose group is missing is never admitted; it is visited only to say why.
+    if (!Admitted(session.job_phase(j)) && !job.group_missing) continue;
+    if (session.PendingTasks(j).empty()) continue;
     if (auto why = session.JobInvalid(j)) {
-      session.RecordJobUnschedulable(j, "NotEnoughPods", *why);
+      // Pods of a group often arrive one by one: tell them only once the group had time to fill.
+      const bool settled = session.snapshot().now - job.creation >= kPodsArrivalGrace;
+      session.RecordJobUnschedulable(j, job.group_missing ? "PodGroupNotFound" : "NotEnoughPods",
+                                     *why, job.group_missing || settled);
       continue;
     }
     if (job.queue_index == kNoQueue) {

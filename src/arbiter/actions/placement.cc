@@ -1,17 +1,39 @@
 #include "arbiter/actions/placement.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace arbiter {
 
-std::string PlacementFailure::Message(const Session& session, TaskIndex task) const {
+std::string PlacementFailure::Message(const Session& session, TaskIndex task, bool gang) const {
   std::string out = errors.Message();
-  if (short_resource.has_value() && most_free_node != kNoNode) {
-    const ResourceSpace& space = session.snapshot().resources;
-    const ResourceId r = *short_resource;
-    out += " The pod requests " + space.FormatAmount(r, session.task(task).request.Get(r)) + " " +
-           space.Name(r) + "; the most free on one node is " + space.FormatAmount(r, most_free) +
-           " on " + session.node(most_free_node).name() + ".";
+  if (!short_resource.has_value() || short_nodes.empty()) return out;
+  const ResourceSpace& space = session.snapshot().resources;
+  const ResourceId r = *short_resource;
+  std::vector<NodeIndex> nodes = short_nodes;
+  // Most free first, then by name (node order): a stable message for unchanged state, so that
+  // repeated events aggregate.
+  std::stable_sort(nodes.begin(), nodes.end(), [&](NodeIndex a, NodeIndex b) {
+    return session.node_free(a).Get(r) > session.node_free(b).Get(r);
+  });
+  const std::string requested = space.FormatAmount(r, session.task(task).request.Get(r));
+  if (!gang) {
+    out += " The pod requests " + requested + " " + space.Name(r) +
+           "; the most free on one node is " +
+           space.FormatAmount(r, session.node_free(nodes.front()).Get(r)) + " on " +
+           session.node(nodes.front()).name() + ".";
+    return out;
   }
-  return out;
+  constexpr std::size_t kListed = 5;
+  out += " Each pod requests " + requested + " " + space.Name(r) + "; " + space.Name(r) +
+         " free on the nodes: ";
+  for (std::size_t i = 0; i < nodes.size() && i < kListed; ++i) {
+    if (i > 0) out += ", ";
+    out += session.node(nodes[i]).name() + " " +
+           space.FormatAmount(r, session.node_free(nodes[i]).Get(r));
+  }
+  if (nodes.size() > kListed) out += ", ... (" + std::to_string(nodes.size() - kListed) + " more)";
+  return out + ".";
 }
 
 std::optional<NodeIndex> PickNode(Session& session, TaskIndex task, PlacementFailure* failure) {
@@ -26,13 +48,7 @@ std::optional<NodeIndex> PickNode(Session& session, TaskIndex task, PlacementFai
         failure->errors.Add(r);
         if (r.short_resource.has_value()) {
           if (!failure->short_resource.has_value()) failure->short_resource = r.short_resource;
-          if (*failure->short_resource == *r.short_resource) {
-            const std::int64_t free = session.node_free(n).Get(*r.short_resource);
-            if (free > failure->most_free) {
-              failure->most_free = free;
-              failure->most_free_node = n;
-            }
-          }
+          if (*failure->short_resource == *r.short_resource) failure->short_nodes.push_back(n);
         }
       }
       continue;

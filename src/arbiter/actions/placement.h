@@ -13,13 +13,16 @@ namespace arbiter {
 
 struct PlacementFailure {
   FitErrors errors;
-  // For the first short resource seen: the largest free amount of it on any in-scope node, and
-  // which node has it ("where it falls short").
+  // The first short resource seen, and the nodes that lacked it: the message says which of them
+  // has the most of it free ("where it falls short"), read from the session when the message is
+  // made, so that a gang's message describes the nodes after its tentative placements were undone.
   std::optional<ResourceId> short_resource;
-  std::int64_t most_free = -1;
-  NodeIndex most_free_node = kNoNode;
+  std::vector<NodeIndex> short_nodes;
 
-  std::string Message(const Session& session, TaskIndex task) const;
+  // kube-scheduler's summary, then where the short resource is free. For a gang (`gang` true)
+  // several pods compete for that room, so the message lists the most free nodes rather than
+  // the single best one: "Each pod requests 50 cpu; cpu free on the nodes: n1 80, n2 80, n0 30."
+  std::string Message(const Session& session, TaskIndex task, bool gang = false) const;
 };
 
 std::optional<NodeIndex> PickNode(Session& session, TaskIndex task, PlacementFailure* failure);

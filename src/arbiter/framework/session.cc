@@ -264,9 +264,10 @@ void Session::RecordTaskUnschedulable(TaskIndex t, std::string message) {
   if (!task_reasons_.contains(t)) task_reasons_.emplace(t, std::move(message));
 }
 
-void Session::RecordJobUnschedulable(JobIndex j, std::string reason, std::string message) {
+void Session::RecordJobUnschedulable(JobIndex j, std::string reason, std::string message,
+                                     bool tell_pods) {
   if (!job_reasons_.contains(j)) {
-    job_reasons_.emplace(j, std::make_pair(std::move(reason), std::move(message)));
+    job_reasons_.emplace(j, JobReason{std::move(reason), std::move(message), tell_pods});
   }
 }
 
@@ -328,12 +329,13 @@ PodGroupStatus Session::ComputeGroupStatus(JobIndex j) const {
 
   const Clock::WallTime now = snapshot_.now;
   if (auto it = job_reasons_.find(j); it != job_reasons_.end()) {
-    SetCondition(status.conditions, "Unschedulable", "True", it->second.first, it->second.second,
+    SetCondition(status.conditions, "Unschedulable", "True", it->second.reason, it->second.message,
                  now);
-  } else if (ready >= info.min_member) {
-    if (FindCondition(status.conditions, "Unschedulable") != nullptr) {
-      SetCondition(status.conditions, "Unschedulable", "False", "Scheduled", "", now);
-    }
+  } else if (const Condition* c = FindCondition(status.conditions, "Unschedulable");
+             c != nullptr && c->IsTrue()) {
+    // Nothing stood in the group's way this session: the old reason no longer holds.
+    SetCondition(status.conditions, "Unschedulable", "False",
+                 ready >= info.min_member ? "Scheduled" : "Admitted", "", now);
   }
   if (ready >= info.min_member) {
     SetCondition(status.conditions, "Scheduled", "True", "Scheduled",
@@ -361,8 +363,9 @@ SessionResult Session::Finish() {
     std::string message;
     if (auto it = task_reasons_.find(t); it != task_reasons_.end()) {
       message = it->second;
-    } else if (auto jt = job_reasons_.find(task(t).job); jt != job_reasons_.end()) {
-      message = jt->second.second;
+    } else if (auto jt = job_reasons_.find(task(t).job);
+               jt != job_reasons_.end() && jt->second.tell_pods) {
+      message = jt->second.message;
     } else {
       continue;
     }

@@ -99,7 +99,9 @@ class Session {
   // Verdicts that actions record for the result. The first reason recorded for a task wins; a job
   // reason becomes its PodGroup's Unschedulable condition.
   void RecordTaskUnschedulable(TaskIndex t, std::string message);
-  void RecordJobUnschedulable(JobIndex j, std::string reason, std::string message);
+  // With tell_pods false the reason goes on the PodGroup only, not on its pods' events.
+  void RecordJobUnschedulable(JobIndex j, std::string reason, std::string message,
+                              bool tell_pods = true);
 
   SessionStats& stats() { return stats_; }
 
@@ -131,7 +133,12 @@ class Session {
   std::vector<PodGroupPhase> job_phase_;
   std::vector<TaskIndex> committed_;
   std::map<TaskIndex, std::string> task_reasons_;
-  std::map<JobIndex, std::pair<std::string, std::string>> job_reasons_;
+  struct JobReason {
+    std::string reason;
+    std::string message;
+    bool tell_pods = true;
+  };
+  std::map<JobIndex, JobReason> job_reasons_;
   SessionStats stats_;
   bool finished_ = false;
 };
