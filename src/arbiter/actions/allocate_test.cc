@@ -47,7 +47,8 @@ TEST(Allocate, GangIsAllOrNothing) {
   EXPECT_EQ(unschedulable->status, "True");
   EXPECT_THAT(unschedulable->message, HasSubstr("2 of minMember 3 pods fit together"));
   EXPECT_THAT(unschedulable->message, HasSubstr("Insufficient cpu"));
-  EXPECT_THAT(unschedulable->message, HasSubstr("the most free on one node is 30 on n0"));
+  EXPECT_THAT(unschedulable->message,
+              HasSubstr("Each pod requests 50 cpu; cpu free on the nodes: n1 80, n2 80, n0 30."));
   EXPECT_EQ(group.status.phase, PodGroupPhase::kInqueue);
 
   cluster.Delete(blocker);
