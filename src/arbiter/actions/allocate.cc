@@ -58,8 +58,11 @@ void AllocateJob(Session& session, JobIndex j) {
   Statement statement(session);
   std::vector<TaskIndex> failed;
   std::optional<std::pair<TaskIndex, PlacementFailure>> first_failure;
+  std::optional<std::string> capped;
   for (TaskIndex t : TryOrder(session, j)) {
     if (session.JobReady(j)) break;
+    capped = session.ExceedsCapability(session.job(j).queue_index, t);
+    if (capped.has_value()) break;
     if (std::any_of(failed.begin(), failed.end(),
                     [&](TaskIndex f) { return SamePlacementNeeds(session, f, t); })) {
       continue;
@@ -80,12 +83,16 @@ void AllocateJob(Session& session, JobIndex j) {
   }
   const std::int32_t placed = session.job_ready_tasks(j);
   statement.Discard();
+  ++session.stats().jobs_discarded;
+  if (capped.has_value()) {
+    session.RecordJobUnschedulable(j, "QueueCapability", *capped);
+    return;
+  }
   std::string failure;
   if (first_failure.has_value()) {
     const auto& [t, why] = *first_failure;
     failure = "pod " + session.task(t).Key() + ": " + why.Message(session, t, /*gang=*/true);
   }
-  ++session.stats().jobs_discarded;
   session.RecordJobUnschedulable(j, "NotEnoughResources", GangMessage(session, j, placed, failure));
 }
 
@@ -98,11 +105,11 @@ void AllocateAction::Execute(Session& session) {
     // A job whose group is missing is never admitted; it is visited only to say why.
     if (!Admitted(session.job_phase(j)) && !job.group_missing) continue;
     if (session.PendingTasks(j).empty()) continue;
-    if (auto why = session.JobInvalid(j)) {
+    std::string reason;
+    if (auto why = session.JobInvalid(j, &reason)) {
       // Pods of a group often arrive one by one: tell them only once the group had time to fill.
-      const bool settled = session.snapshot().now - job.creation >= kPodsArrivalGrace;
-      session.RecordJobUnschedulable(j, job.group_missing ? "PodGroupNotFound" : "NotEnoughPods",
-                                     *why, job.group_missing || settled);
+      const bool settled = session.now() - job.creation >= kPodsArrivalGrace;
+      session.RecordJobUnschedulable(j, reason, *why, reason != "NotEnoughPods" || settled);
       continue;
     }
     if (job.queue_index == kNoQueue) {
@@ -130,6 +137,13 @@ void AllocateAction::Execute(Session& session) {
       if (best == nullptr || session.QueueBefore(c.queue, best->queue)) best = &c;
     }
     if (best == nullptr) break;
+    if (auto why = session.QueueOverused(best->queue)) {
+      // The queue has its share: its remaining jobs wait, and hear why.
+      for (; best->next < best->jobs.size(); ++best->next) {
+        session.RecordJobUnschedulable(best->jobs[best->next], "QueueOverused", *why);
+      }
+      continue;
+    }
     AllocateJob(session, best->jobs[best->next++]);
   }
 }

@@ -6,7 +6,8 @@
 //
 // Per job, the tasks tried are first those that each task's minTaskMember still needs, then the
 // rest in task order, and only until the job is ready: the pods beyond the minimum are left for
-// backfill, once every gang has had its minimum considered. Once a task finds no node, the
+// backfill, once every gang has had its minimum considered. A queue at its deserved share starts
+// no more jobs; no task takes a queue over its capability. Once a task finds no node, the
 // job's other tasks with the same needs are not tried again (they would fail the same way).
 #pragma once
 

@@ -1,6 +1,9 @@
 #include "arbiter/actions/backfill.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "arbiter/actions/placement.h"
@@ -17,24 +20,50 @@ void BackfillAction::Execute(Session& session) {
     if (session.JobInvalid(j).has_value() || !session.JobReady(j)) continue;
     jobs.push_back(j);
   }
-  std::sort(jobs.begin(), jobs.end(),
-            [&](JobIndex a, JobIndex b) { return session.JobBefore(a, b); });
-  for (JobIndex j : jobs) {
-    std::vector<TaskIndex> failed;
+  // Progressive filling: each next task goes to the job first in job order now (with drf: the
+  // lowest share, which each placement raises), so the order is re-read after every task.
+  // Per job, the tasks that found no node, with the reason: a pending task with the same needs
+  // is not tried again and gets the same reason.
+  std::vector<std::vector<std::pair<TaskIndex, std::string>>> failed(jobs.size());
+  while (!jobs.empty()) {
+    auto best = std::min_element(jobs.begin(), jobs.end(),
+                                 [&](JobIndex a, JobIndex b) { return session.JobBefore(a, b); });
+    const JobIndex j = *best;
+    const QueueIndex q = session.job(j).queue_index;
+    std::optional<TaskIndex> next;
+    auto& job_failed = failed[static_cast<std::size_t>(best - jobs.begin())];
     for (TaskIndex t : session.PendingTasks(j)) {
-      if (std::any_of(failed.begin(), failed.end(),
-                      [&](TaskIndex f) { return SamePlacementNeeds(session, f, t); })) {
-        continue;
+      auto twin = std::find_if(job_failed.begin(), job_failed.end(), [&](const auto& f) {
+        return f.first == t || SamePlacementNeeds(session, f.first, t);
+      });
+      if (twin == job_failed.end()) {
+        next = t;
+        break;
       }
-      PlacementFailure why;
-      if (std::optional<NodeIndex> node = PickNode(session, t, &why)) {
-        Statement statement(session);
-        statement.Allocate(t, *node);
-        statement.Commit();
-      } else {
-        failed.push_back(t);
-        session.RecordTaskUnschedulable(t, why.Message(session, t));
+      if (twin->first != t) session.RecordTaskUnschedulable(t, twin->second);
+    }
+    std::optional<std::string> limit;
+    if (next.has_value()) {
+      limit = session.QueueOverused(q);
+      if (!limit.has_value()) limit = session.ExceedsCapability(q, *next);
+    }
+    if (!next.has_value() || limit.has_value()) {
+      if (limit.has_value()) {
+        for (TaskIndex t : session.PendingTasks(j)) session.RecordTaskUnschedulable(t, *limit);
       }
+      failed.erase(failed.begin() + (best - jobs.begin()));
+      jobs.erase(best);
+      continue;
+    }
+    PlacementFailure why;
+    if (std::optional<NodeIndex> node = PickNode(session, *next, &why)) {
+      Statement statement(session);
+      statement.Allocate(*next, *node);
+      statement.Commit();
+    } else {
+      std::string message = why.Message(session, *next);
+      session.RecordTaskUnschedulable(*next, message);
+      job_failed.emplace_back(*next, std::move(message));
     }
   }
 }

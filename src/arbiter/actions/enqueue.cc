@@ -1,6 +1,7 @@
 #include "arbiter/actions/enqueue.h"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "arbiter/framework/session.h"
@@ -20,7 +21,7 @@ void EnqueueAction::Execute(Session& session) {
     if (session.job_phase(j) == PodGroupPhase::kPending) {
       pending.push_back(j);
     } else if (session.job_phase(j) == PodGroupPhase::kInqueue && !session.JobReady(j)) {
-      reserved.Add(job.min_resources);
+      reserved.Add(session.MinimumRequest(j));
     }
   }
   std::sort(pending.begin(), pending.end(),
@@ -29,20 +30,31 @@ void EnqueueAction::Execute(Session& session) {
   available.Subtract(ResourceVector::Min(available, reserved));
   for (JobIndex j : pending) {
     const JobInfo& job = session.job(j);
-    if (auto why = session.JobNotEnqueueable(j)) {
-      session.RecordJobUnschedulable(j, "NotEnqueued", *why);
+    // A group whose queue refuses it is never admitted. Too few pods is no reason to wait: they
+    // may still be arriving, and admission only looks at what the group needs to start.
+    std::string reason;
+    if (auto why = session.JobInvalid(j, &reason); why.has_value() && reason != "NotEnoughPods") {
+      session.RecordJobUnschedulable(j, reason, *why);
       continue;
     }
-    if (std::optional<ResourceId> r = job.min_resources.FirstShortfall(available)) {
+    const ResourceVector need = session.MinimumRequest(j);
+    if (std::optional<ResourceId> r = need.FirstShortfall(available)) {
       const ResourceSpace& space = session.snapshot().resources;
+      const std::string what = job.min_resources.IsZero()
+                                   ? "its first " + std::to_string(job.min_member) + " pods need "
+                                   : "minResources need ";
       session.RecordJobUnschedulable(
           j, "NotEnoughResources",
-          "minResources need " + space.FormatAmount(*r, job.min_resources.Get(*r)) + " " +
+          "the group cannot start: " + what + space.FormatAmount(*r, need.Get(*r)) + " " +
               space.Name(*r) + " but the cluster has " + space.FormatAmount(*r, available.Get(*r)) +
               " free that no admitted group has reserved");
       continue;
     }
-    available.Subtract(job.min_resources);
+    if (auto why = session.JobNotEnqueueable(j)) {
+      session.RecordJobUnschedulable(j, "NotEnqueued", *why);
+      continue;
+    }
+    available.Subtract(need);
     session.SetJobPhase(j, PodGroupPhase::kInqueue);
   }
 }

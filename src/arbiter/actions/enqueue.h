@@ -1,8 +1,10 @@
-// enqueue: admits pending groups (phase Pending -> Inqueue) whose minResources fit into what the
-// cluster has free, less what groups admitted earlier but not yet running have reserved, and
-// that every JobEnqueue plugin accepts (queues' shares come with the proportion plugin). A group
-// without minResources is admitted at once. Jobs are taken in job order, so the first in order
-// reserves first. Admission is what allocate looks at: it only places admitted jobs.
+// enqueue: admits pending groups (phase Pending -> Inqueue) when what they need to start (their
+// minResources, or else the requests of their first minMember pods) fits into what the cluster
+// has free, less what groups admitted earlier but not yet at their minimum have reserved, and
+// every JobEnqueue plugin accepts (the proportion plugin: the queue's deserved share and
+// capability). A group whose queue refuses it (missing, closed, not for its namespace) is never
+// admitted. Jobs are taken in job order, so the first in order reserves first. Admission is what
+// allocate looks at: it only places admitted jobs.
 #pragma once
 
 #include "arbiter/framework/plugin.h"

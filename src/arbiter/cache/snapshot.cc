@@ -46,7 +46,8 @@ std::string PlacementConstraintKey(const Pod& pod) {
       for (const auto* reqs : {&term.match_expressions, &term.match_fields}) {
         key += reqs == &term.match_fields ? "f" : "e";
         for (const NodeSelectorRequirement& r : *reqs) {
-          key += r.key + std::string(NodeSelectorOperatorName(r.op));
+          // '=' never occurs in a label key, so key and operator cannot run together.
+          key.append(r.key).append("=").append(NodeSelectorOperatorName(r.op));
           for (const std::string& v : r.values) key += "," + v;
           key += ";";
         }

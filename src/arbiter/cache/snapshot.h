@@ -8,8 +8,10 @@
 //     scheduler may place pods on it (Ready, schedulable, matching --node-selector);
 //   * tasks: the pods this scheduler is responsible for (its schedulerName, its namespaces),
 //     bound or not, that are not finished long ago: they make up the jobs;
-//   * jobs: one per PodGroup with at least one pod, per missing group named by pods, and per pod
-//     that names no group (a group of one in queue "default");
+//   * jobs: one per PodGroup in the scheduler's namespaces (pods or not, so that its status is
+//     kept), per missing group named by pods, and per pod that names no group (a group of one in
+//     queue "default"). A pod without a group and a group may share a name: FindJob finds the
+//     group's job;
 //   * queues, namespace labels, priority class values.
 // Every vector is sorted by a total order (nodes by name, jobs by namespace/name, tasks by job then
 // namespace/name, queues by name), so iteration is deterministic.
@@ -137,7 +139,9 @@ struct Snapshot {
   std::vector<JobInfo> jobs;
   std::vector<QueueInfo> queues;
   std::map<std::string, Labels, std::less<>> namespace_labels;
-  Clock::WallTime now{};  // when the snapshot was taken (wall clock, for ages and conditions)
+  // When the snapshot was built. A snapshot is reused while nothing changes, so sessions take
+  // their time from Scheduler::RunSession's `now`, not from here.
+  Clock::WallTime now{};
 
   std::optional<NodeIndex> FindNode(std::string_view name) const;
   std::optional<JobIndex> FindJob(std::string_view namespace_name, std::string_view name) const;

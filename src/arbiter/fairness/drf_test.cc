@@ -68,6 +68,7 @@ TEST(DrfSorter, DominantShareTakesLargestFraction) {
 TEST(DrfSorter, ManyClientsStayOrdered) {
   DrfSorter sorter(CpuMem(1'000'000, 1000));
   std::vector<ClientId> ids;
+  ids.reserve(1000);
   for (int i = 0; i < 1000; ++i) ids.push_back(sorter.Add("c" + std::to_string(1000 + i)));
   for (int i = 0; i < 1000; ++i) sorter.Allocate(ids[i], CpuMem((i * 7919) % 1000 + 1, 0));
   std::vector<ClientId> sorted = sorter.Sorted();

@@ -116,7 +116,8 @@ StatusOr<SchedulerConfig> LoadSchedulerConfigFile(const std::string& path) {
 SchedulerConfig DefaultSchedulerConfig() {
   SchedulerConfig config;
   config.actions = {"enqueue", "allocate", "backfill"};
-  config.tiers.push_back(TierConfig{{PluginConfig{"priority", {}}, PluginConfig{"gang", {}}}});
+  config.tiers.push_back(TierConfig{{PluginConfig{"priority", {}}, PluginConfig{"gang", {}},
+                                     PluginConfig{"drf", {}}, PluginConfig{"proportion", {}}}});
   config.tiers.push_back(
       TierConfig{{PluginConfig{"predicates", {}}, PluginConfig{"nodeorder", {}}}});
   return config;

@@ -43,7 +43,8 @@ struct SchedulerConfig {
 StatusOr<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml, std::string_view source);
 StatusOr<SchedulerConfig> LoadSchedulerConfigFile(const std::string& path);
 
-// actions enqueue, allocate, backfill; tier 1: priority, gang; tier 2: predicates, nodeorder.
+// actions enqueue, allocate, backfill; tier 1: priority, gang, drf, proportion; tier 2:
+// predicates, nodeorder.
 SchedulerConfig DefaultSchedulerConfig();
 
 }  // namespace arbiter

@@ -87,6 +87,11 @@ class JobValidExtension {
  public:
   virtual ~JobValidExtension() = default;
   virtual std::optional<std::string> JobInvalid(const Session& session, JobIndex job) const = 0;
+  // The machine-readable reason for the PodGroup's Unschedulable condition, when JobInvalid
+  // gave a message (e.g. "NotEnoughPods", "QueueNotFound").
+  virtual std::string InvalidReason(const Session& /*session*/, JobIndex /*job*/) const {
+    return "Invalid";
+  }
 };
 
 // Whether the job's placed tasks (in the session's working state) are enough to commit it.
@@ -121,6 +126,34 @@ class ScoreExtension {
   virtual double Score(const Session& session, TaskIndex task, NodeIndex node) const = 0;
 };
 
+// Queue limits (the proportion plugin): whether a queue may start another job this session, and
+// whether one more task would take it over its hard cap. A reason when not.
+class QueueLimitExtension {
+ public:
+  virtual ~QueueLimitExtension() = default;
+  virtual std::optional<std::string> QueueOverused(const Session& session,
+                                                   QueueIndex queue) const = 0;
+  virtual std::optional<std::string> ExceedsCapability(const Session& session, QueueIndex queue,
+                                                       TaskIndex task) const = 0;
+};
+
+// A queue's deserved share (for the Queue's status); the first plugin implementing it answers.
+class QueueShareExtension {
+ public:
+  virtual ~QueueShareExtension() = default;
+  virtual ResourceVector Deserved(const Session& session, QueueIndex queue) const = 0;
+};
+
+// Told of every placement and undo in the session's working state, so that a plugin can keep
+// shares incrementally. The only plugin hook allowed to change the plugin's own state after
+// OnSessionOpen.
+class AllocationEventExtension {
+ public:
+  virtual ~AllocationEventExtension() = default;
+  virtual void OnAllocate(const Session& session, TaskIndex task) = 0;
+  virtual void OnDeallocate(const Session& session, TaskIndex task) = 0;
+};
+
 // An action: one algorithm skeleton run every session, in the configured order.
 class Action {
  public:
@@ -142,6 +175,9 @@ struct PluginSet {
   Tiers<JobReadyExtension> job_ready;
   Tiers<JobEnqueueExtension> job_enqueue;
   Tiers<FilterExtension> filter;
+  Tiers<QueueLimitExtension> queue_limit;
+  Tiers<QueueShareExtension> queue_share;
+  std::vector<std::vector<AllocationEventExtension*>> allocation_events;
   Tiers<ScoreExtension> score;
 };
 

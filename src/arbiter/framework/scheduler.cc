@@ -15,8 +15,8 @@ void Resolve(Plugin* plugin, PluginSet::Tiers<T>& tiers) {
   if (const T* ext = dynamic_cast<const T*>(plugin)) tiers.back().push_back(ext);
 }
 
-template <typename T>
-void OpenTier(PluginSet::Tiers<T>& tiers) {
+template <typename Tiers>
+void OpenTier(Tiers& tiers) {
   tiers.emplace_back();
 }
 
@@ -40,6 +40,9 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
     OpenTier(set.job_ready);
     OpenTier(set.job_enqueue);
     OpenTier(set.filter);
+    OpenTier(set.queue_limit);
+    OpenTier(set.queue_share);
+    OpenTier(set.allocation_events);
     OpenTier(set.score);
     for (const PluginConfig& pc : tier.plugins) {
       if (!seen.insert(pc.name).second) {
@@ -55,6 +58,11 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
       Resolve(raw, set.job_ready);
       Resolve(raw, set.job_enqueue);
       Resolve(raw, set.filter);
+      Resolve(raw, set.queue_limit);
+      Resolve(raw, set.queue_share);
+      if (auto* events = dynamic_cast<AllocationEventExtension*>(raw)) {
+        set.allocation_events.back().push_back(events);
+      }
       Resolve(raw, set.score);
       set.owned.push_back(std::move(plugin));
     }
@@ -62,8 +70,8 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
   return scheduler;
 }
 
-SessionResult Scheduler::RunSession(const Snapshot& snapshot) {
-  Session session(snapshot, plugins_);
+SessionResult Scheduler::RunSession(const Snapshot& snapshot, Clock::WallTime now) {
+  Session session(snapshot, plugins_, now);
   for (const auto& action : actions_) action->Execute(session);
   return session.Finish();
 }

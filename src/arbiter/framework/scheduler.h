@@ -30,7 +30,9 @@ class Scheduler {
   static StatusOr<std::unique_ptr<Scheduler>> Create(const SchedulerConfig& config,
                                                      const Registry& registry);
 
-  SessionResult RunSession(const Snapshot& snapshot);
+  // One session at wall time `now`. Without `now`, the snapshot's time is used.
+  SessionResult RunSession(const Snapshot& snapshot, Clock::WallTime now);
+  SessionResult RunSession(const Snapshot& snapshot) { return RunSession(snapshot, snapshot.now); }
 
   const PluginSet& plugins() const { return plugins_; }
 

@@ -45,19 +45,22 @@ void FitErrors::Add(const FilterResult& result) { ++reasons_[result.reason]; }
 std::string FitErrors::Message() const {
   std::string out = "0/" + std::to_string(nodes_) + " nodes are available";
   if (reasons_.empty()) return out + ".";
-  // kube-scheduler sorts the reasons by text; so do we, for stable messages.
+  // As kube-scheduler does: "<count> <reason>" strings sorted as text, for stable messages.
+  std::vector<std::string> parts;
+  parts.reserve(reasons_.size());
+  for (const auto& [reason, count] : reasons_)
+    parts.push_back(std::to_string(count) + " " + reason);
+  std::sort(parts.begin(), parts.end());
   out += ": ";
-  bool first = true;
-  for (const auto& [reason, count] : reasons_) {
-    if (!first) out += ", ";
-    first = false;
-    out += std::to_string(count) + " " + reason;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += parts[i];
   }
   return out + ".";
 }
 
-Session::Session(const Snapshot& snapshot, const PluginSet& plugins)
-    : snapshot_(snapshot), plugins_(plugins) {
+Session::Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::WallTime now)
+    : snapshot_(snapshot), plugins_(plugins), now_(now) {
   task_state_.reserve(snapshot.tasks.size());
   task_node_.reserve(snapshot.tasks.size());
   for (const TaskInfo& t : snapshot.tasks) {
@@ -167,6 +170,19 @@ std::vector<TaskIndex> Session::PendingTasks(JobIndex j) const {
   return out;
 }
 
+ResourceVector Session::MinimumRequest(JobIndex j) const {
+  const JobInfo& info = job(j);
+  if (!info.min_resources.IsZero()) return info.min_resources;
+  ResourceVector need;
+  // What is placed already counts: only the rest of the minimum is still needed.
+  std::int32_t counted = job_ready_tasks(j);
+  for (TaskIndex t : PendingTasks(j)) {
+    if (counted++ >= info.min_member) break;
+    need.Add(task(t).request);
+  }
+  return need;
+}
+
 bool Session::QueueBefore(QueueIndex a, QueueIndex b) const {
   if (a == b) return false;
   const int c = FirstDecidingTier(plugins_.queue_order, [&](const QueueOrderExtension& p) {
@@ -205,10 +221,13 @@ bool Session::TaskBefore(TaskIndex a, TaskIndex b) const {
   return pa.meta.uid < pb.meta.uid;
 }
 
-std::optional<std::string> Session::JobInvalid(JobIndex j) const {
+std::optional<std::string> Session::JobInvalid(JobIndex j, std::string* reason) const {
   for (const auto& tier : plugins_.job_valid) {
     for (const JobValidExtension* p : tier) {
-      if (auto why = p->JobInvalid(*this, j)) return why;
+      if (auto why = p->JobInvalid(*this, j)) {
+        if (reason != nullptr) *reason = p->InvalidReason(*this, j);
+        return why;
+      }
     }
   }
   return std::nullopt;
@@ -260,6 +279,31 @@ double Session::Score(TaskIndex t, NodeIndex n) const {
   return total;
 }
 
+std::optional<std::string> Session::QueueOverused(QueueIndex q) const {
+  for (const auto& tier : plugins_.queue_limit) {
+    for (const QueueLimitExtension* p : tier) {
+      if (auto why = p->QueueOverused(*this, q)) return why;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Session::ExceedsCapability(QueueIndex q, TaskIndex t) const {
+  for (const auto& tier : plugins_.queue_limit) {
+    for (const QueueLimitExtension* p : tier) {
+      if (auto why = p->ExceedsCapability(*this, q, t)) return why;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ResourceVector> Session::QueueDeserved(QueueIndex q) const {
+  for (const auto& tier : plugins_.queue_share) {
+    for (const QueueShareExtension* p : tier) return p->Deserved(*this, q);
+  }
+  return std::nullopt;
+}
+
 void Session::RecordTaskUnschedulable(TaskIndex t, std::string message) {
   if (!task_reasons_.contains(t)) task_reasons_.emplace(t, std::move(message));
 }
@@ -281,6 +325,9 @@ void Session::Place(TaskIndex t, NodeIndex n) {
   free_[ni].Subtract(task(t).request);
   for (const HostPort& port : HostPortsOf(*task(t).pod)) ports_[ni].push_back(port);
   ++node_version_[ni];
+  for (const auto& tier : plugins_.allocation_events) {
+    for (AllocationEventExtension* p : tier) p->OnAllocate(*this, t);
+  }
 }
 
 void Session::Unplace(TaskIndex t) {
@@ -297,6 +344,9 @@ void Session::Unplace(TaskIndex t) {
   task_state_[ti] = TaskState::kPending;
   task_node_[ti] = kNoNode;
   ++node_version_[ni];
+  for (const auto& tier : plugins_.allocation_events) {
+    for (AllocationEventExtension* p : tier) p->OnDeallocate(*this, t);
+  }
 }
 
 PodGroupStatus Session::ComputeGroupStatus(JobIndex j) const {
@@ -315,7 +365,13 @@ PodGroupStatus Session::ComputeGroupStatus(JobIndex j) const {
   const PodGroupPhase old_phase = job_phase(j);
   const std::int32_t ready = job_ready_tasks(j);
   PodGroupPhase phase = old_phase;
-  if (all_terminal && status.succeeded >= info.min_member) {
+  const bool finished =
+      old_phase == PodGroupPhase::kCompleted || old_phase == PodGroupPhase::kFailed;
+  const bool all_gone_or_done = std::all_of(info.tasks.begin(), info.tasks.end(),
+                                            [&](TaskIndex t) { return IsTerminal(task_state(t)); });
+  if (finished && all_gone_or_done) {
+    // Finished stays finished when its pods are cleaned up.
+  } else if (all_terminal && status.succeeded >= info.min_member) {
     phase = PodGroupPhase::kCompleted;
   } else if (all_terminal && status.failed > 0) {
     phase = PodGroupPhase::kFailed;
@@ -327,7 +383,7 @@ PodGroupStatus Session::ComputeGroupStatus(JobIndex j) const {
   }
   status.phase = phase;
 
-  const Clock::WallTime now = snapshot_.now;
+  const Clock::WallTime now = now_;
   if (auto it = job_reasons_.find(j); it != job_reasons_.end()) {
     SetCondition(status.conditions, "Unschedulable", "True", it->second.reason, it->second.message,
                  now);

@@ -40,12 +40,17 @@ class FitErrors {
 
 class Session {
  public:
-  Session(const Snapshot& snapshot, const PluginSet& plugins);
+  // `now` is the session's wall time (conditions' transition times, ages); a snapshot may be
+  // reused by several sessions when nothing changed, so it does not carry the time.
+  Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::WallTime now);
+  Session(const Snapshot& snapshot, const PluginSet& plugins)
+      : Session(snapshot, plugins, snapshot.now) {}
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
   const Snapshot& snapshot() const { return snapshot_; }
+  Clock::WallTime now() const { return now_; }
   const TaskInfo& task(TaskIndex t) const { return snapshot_.tasks[static_cast<std::size_t>(t)]; }
   const JobInfo& job(JobIndex j) const { return snapshot_.jobs[static_cast<std::size_t>(j)]; }
   const NodeInfo& node(NodeIndex n) const { return snapshot_.nodes[static_cast<std::size_t>(n)]; }
@@ -71,17 +76,25 @@ class Session {
   std::int32_t job_ready_tasks(JobIndex j, const std::string& task_name) const;
   // The job's pending tasks in task order.
   std::vector<TaskIndex> PendingTasks(JobIndex j) const;
+  // What the job needs to start: its minResources, or else the requests of the pending tasks
+  // (in task order) that would bring it to minMember.
+  ResourceVector MinimumRequest(JobIndex j) const;
 
   // Plugin dispatch (see plugin.h for how tiers combine).
   bool QueueBefore(QueueIndex a, QueueIndex b) const;
   bool JobBefore(JobIndex a, JobIndex b) const;
   bool TaskBefore(TaskIndex a, TaskIndex b) const;
-  std::optional<std::string> JobInvalid(JobIndex j) const;
+  // Why the job cannot be scheduled at all this session; `reason` gets the machine reason.
+  std::optional<std::string> JobInvalid(JobIndex j, std::string* reason = nullptr) const;
   bool JobReady(JobIndex j) const;
   std::int32_t TasksStillNeeded(JobIndex j, const std::string& task_name) const;
   std::optional<std::string> JobNotEnqueueable(JobIndex j) const;
   FilterResult Filter(TaskIndex t, NodeIndex n) const;
   double Score(TaskIndex t, NodeIndex n) const;
+  std::optional<std::string> QueueOverused(QueueIndex q) const;
+  std::optional<std::string> ExceedsCapability(QueueIndex q, TaskIndex t) const;
+  // The queue's deserved share, if a plugin computes one.
+  std::optional<ResourceVector> QueueDeserved(QueueIndex q) const;
 
   // Filter and score of a task on a node, shared by every pending task of the same placement
   // class (same request, placement constraints and host ports: a gang's identical pods, a burst of
@@ -125,6 +138,7 @@ class Session {
 
   const Snapshot& snapshot_;
   const PluginSet& plugins_;
+  const Clock::WallTime now_;
   std::vector<TaskState> task_state_;
   std::vector<NodeIndex> task_node_;
   std::vector<ResourceVector> free_;

@@ -1,14 +1,19 @@
 #include "arbiter/plugins/builtin.h"
 
 #include "arbiter/base/check.h"
+#include "arbiter/plugins/drf.h"
 #include "arbiter/plugins/gang.h"
 #include "arbiter/plugins/nodeorder.h"
 #include "arbiter/plugins/predicates.h"
 #include "arbiter/plugins/priority.h"
+#include "arbiter/plugins/proportion.h"
 
 namespace arbiter {
 
 void RegisterBuiltinPlugins(Registry& registry) {
+  ARBITER_CHECK(registry.AddPlugin(std::string(DrfPlugin::kName), &DrfPlugin::Create).ok());
+  ARBITER_CHECK(
+      registry.AddPlugin(std::string(ProportionPlugin::kName), &ProportionPlugin::Create).ok());
   ARBITER_CHECK(registry.AddPlugin(std::string(GangPlugin::kName), &GangPlugin::Create).ok());
   ARBITER_CHECK(
       registry.AddPlugin(std::string(PriorityPlugin::kName), &PriorityPlugin::Create).ok());

@@ -1,5 +1,5 @@
 // The plugins Arbiter ships, registered under their configuration names: gang, priority,
-// predicates, nodeorder. Called from main() and from tests that build a Scheduler.
+// drf, proportion, predicates, nodeorder. Called from main() and from tests that build a Scheduler.
 #pragma once
 
 #include "arbiter/base/status.h"

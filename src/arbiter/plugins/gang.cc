@@ -31,8 +31,10 @@ const OwnerReference* StatefulSetOwner(const Session& session, const JobInfo& jo
 std::optional<std::string> GangPlugin::JobInvalid(const Session& session, JobIndex j) const {
   const JobInfo& job = session.job(j);
   if (job.group_missing) {
-    return "pod group " + job.Key() + " does not exist: create the PodGroup, or remove the " +
-           "label " + std::string(kPodGroupLabel) + " from its pods";
+    return "pod group " + job.Key() + " does not exist: create the PodGroup, or take its pods " +
+           "out of it (label " + std::string(kPodGroupLabel) + ", annotation " +
+           std::string(kVolcanoGroupAnnotation) + " or label " +
+           std::string(kSchedulerPluginsGroupLabel) + ")";
   }
   std::int32_t existing = 0;
   for (TaskIndex t : job.tasks) existing += MayCount(session.task_state(t)) ? 1 : 0;
@@ -58,6 +60,10 @@ std::optional<std::string> GangPlugin::JobInvalid(const Session& session, JobInd
     }
   }
   return std::nullopt;
+}
+
+std::string GangPlugin::InvalidReason(const Session& session, JobIndex j) const {
+  return session.job(j).group_missing ? "PodGroupNotFound" : "NotEnoughPods";
 }
 
 bool GangPlugin::JobReady(const Session& session, JobIndex j) const {

@@ -69,7 +69,7 @@ class FakeCluster {
   SessionResult RunSession() {
     now_ += std::chrono::seconds(1);
     std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now_);
-    SessionResult result = scheduler_->RunSession(*snapshot);
+    SessionResult result = scheduler_->RunSession(*snapshot, now_);
     for (const BindDecision& bind : result.binds) {
       Pod& pod = pods_.at(bind.pod_uid);
       ARBITER_CHECK(pod.spec.node_name.empty()) << "bound twice: " << pod.meta.Key();

@@ -1,0 +1,183 @@
+// The enqueue action: which pending groups are admitted (Pending -> Inqueue) against the free
+// resources less what earlier admitted groups reserve (enqueue.h).
+#include "arbiter/actions/enqueue.h"
+
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "arbiter/testing/fake_cluster.h"
+
+namespace arbiter {
+namespace {
+
+using testing::FakeCluster;
+using ::testing::HasSubstr;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakePodGroup;
+using testing::MakePriorityClass;
+using ::testing::Not;
+
+// Only enqueue runs, with the default plugins: phases show admission alone.
+SchedulerConfig EnqueueOnly() {
+  SchedulerConfig config = DefaultSchedulerConfig();
+  config.actions = {"enqueue"};
+  return config;
+}
+
+PodGroupPhase PhaseOf(const FakeCluster& cluster, const std::string& group) {
+  return cluster.group("default/" + group).status.phase;
+}
+
+const Condition* UnschedulableOf(const FakeCluster& cluster, const std::string& group) {
+  return FindCondition(cluster.group("default/" + group).status.conditions, "Unschedulable");
+}
+
+TEST(Enqueue, AdmitsGroupWithoutMinResources) {
+  FakeCluster cluster(EnqueueOnly());
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakePodGroup("g").MinMember(2).Build());
+  for (int i = 0; i < 2; ++i) {
+    cluster.Add(MakePod("g-" + std::to_string(i)).Group("g").Request("cpu", "1").Build());
+  }
+  cluster.RunSession();
+  EXPECT_EQ(PhaseOf(cluster, "g"), PodGroupPhase::kInqueue);
+  EXPECT_EQ(UnschedulableOf(cluster, "g"), nullptr);
+}
+
+TEST(Enqueue, AdmitsGroupWhoseMinResourcesFit) {
+  FakeCluster cluster(EnqueueOnly());
+  cluster.Add(MakeNode("n0").Cpu("2").Memory("4Gi").Build());
+  cluster.Add(MakeNode("n1").Cpu("2").Memory("4Gi").Build());
+  // 4 cpu and 8Gi free across the nodes; the group needs exactly that.
+  cluster.Add(MakePodGroup("g").MinResource("cpu", "4").MinResource("memory", "8Gi").Build());
+  cluster.RunSession();
+  EXPECT_EQ(PhaseOf(cluster, "g"), PodGroupPhase::kInqueue);
+}
+
+TEST(Enqueue, MinResourcesBeyondFreeStaysPendingWithTheReason) {
+  FakeCluster cluster(EnqueueOnly());
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  // Another scheduler's pod holds 1 of the 4 cpu: 3 free, the group needs 8.
+  cluster.Add(MakePod("web").SchedulerName("other").Request("cpu", "1").OnNode("n0").Build());
+  cluster.Add(MakePodGroup("big").MinResource("cpu", "8").Build());
+  cluster.RunSession();
+  EXPECT_EQ(PhaseOf(cluster, "big"), PodGroupPhase::kPending);
+  const Condition* c = UnschedulableOf(cluster, "big");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, "True");
+  EXPECT_EQ(c->reason, "NotEnoughResources");
+  EXPECT_THAT(c->message, HasSubstr("minResources need 8 cpu but the cluster has 3 free that no "
+                                    "admitted group has reserved"));
+}
+
+TEST(Enqueue, OutOfScopeNodesAreNotFree) {
+  FakeCluster cluster(EnqueueOnly());
+  cluster.Add(MakeNode("n0").Cpu("2").Build());
+  cluster.Add(MakeNode("cordoned").Cpu("64").Unschedulable().Build());
+  cluster.Add(MakePodGroup("g").MinResource("cpu", "4").Build());
+  cluster.RunSession();
+  EXPECT_EQ(PhaseOf(cluster, "g"), PodGroupPhase::kPending);
+  EXPECT_THAT(UnschedulableOf(cluster, "g")->message, HasSubstr("the cluster has 2 free"));
+}
+
+TEST(Enqueue, AdmittedButNotRunningGroupReservesItsMinResources) {
+  FakeCluster cluster(EnqueueOnly());
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  // Admitted earlier, nothing placed yet: reserves 3 of the 4 cpu.
+  cluster.Add(MakePodGroup("first").MinResource("cpu", "3").Phase(PodGroupPhase::kInqueue).Build());
+  cluster.Add(MakePodGroup("second").MinResource("cpu", "2").Created(10).Build());
+  cluster.RunSession();
+  EXPECT_EQ(PhaseOf(cluster, "second"), PodGroupPhase::kPending);
+  // 4 free - 3 reserved = 1.
+  EXPECT_THAT(UnschedulableOf(cluster, "second")->message,
+              HasSubstr("minResources need 2 cpu but the cluster has 1 free"));
+}
+
+TEST(Enqueue, RunningGroupReservesNothingMore) {
+  FakeCluster cluster(EnqueueOnly());
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  // Running with its one pod bound: the pod's 1 cpu is used, its minResources not reserved again.
+  cluster.Add(MakePodGroup("first").MinResource("cpu", "3").Phase(PodGroupPhase::kRunning).Build());
+  cluster.Add(MakePod("first-0").Group("first").Request("cpu", "1").OnNode("n0").Build());
+  cluster.Add(MakePodGroup("second").MinResource("cpu", "3").Created(10).Build());
+  cluster.RunSession();
+  EXPECT_EQ(PhaseOf(cluster, "second"), PodGroupPhase::kInqueue);  // 4 - 1 = 3 free
+}
+
+TEST(Enqueue, FirstInJobOrderReservesFirst) {
+  FakeCluster cluster(EnqueueOnly());
+  cluster.Add(MakePriorityClass("high", 1000));
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakePodGroup("older").MinResource("cpu", "3").Created(0).Build());
+  cluster.Add(MakePodGroup("newer").MinResource("cpu", "3").Created(10).Build());
+  cluster.Add(
+      MakePodGroup("urgent").MinResource("cpu", "1").PriorityClass("high").Created(20).Build());
+  cluster.RunSession();
+  // urgent (priority 1000) takes 1, older (created first) 3; newer finds 0 left.
+  EXPECT_EQ(PhaseOf(cluster, "urgent"), PodGroupPhase::kInqueue);
+  EXPECT_EQ(PhaseOf(cluster, "older"), PodGroupPhase::kInqueue);
+  EXPECT_EQ(PhaseOf(cluster, "newer"), PodGroupPhase::kPending);
+  EXPECT_THAT(UnschedulableOf(cluster, "newer")->message, HasSubstr("the cluster has 0 free"));
+}
+
+TEST(Enqueue, PendingGroupIsAdmittedOnceRoomAppears) {
+  FakeCluster cluster(EnqueueOnly());
+  cluster.Add(MakeNode("n0").Cpu("2").Build());
+  cluster.Add(MakePodGroup("g").MinResource("cpu", "4").Build());
+  cluster.RunSession();
+  ASSERT_EQ(PhaseOf(cluster, "g"), PodGroupPhase::kPending);
+  cluster.Add(MakeNode("n1").Cpu("2").Build());
+  cluster.RunSession();
+  EXPECT_EQ(PhaseOf(cluster, "g"), PodGroupPhase::kInqueue);
+}
+
+// Once admitted, the group's Unschedulable condition must stop saying that its minResources do
+// not fit. Here the group has no pods yet (created ahead of them), so allocate records no newer
+// reason that would replace enqueue's.
+TEST(Enqueue, AdmissionClearsTheNotEnqueuedCondition) {
+  FakeCluster cluster(EnqueueOnly());
+  cluster.Add(MakeNode("n0").Cpu("2").Build());
+  cluster.Add(MakePodGroup("g").MinMember(2).MinResource("cpu", "4").Build());
+  cluster.RunSession();
+  ASSERT_EQ(UnschedulableOf(cluster, "g")->status, "True");
+  cluster.Add(MakeNode("n1").Cpu("2").Build());
+  cluster.RunSession();
+  ASSERT_EQ(PhaseOf(cluster, "g"), PodGroupPhase::kInqueue);
+  // Removed, or no longer True with enqueue's message.
+  if (const Condition* c = UnschedulableOf(cluster, "g"); c != nullptr) {
+    EXPECT_NE(c->status, "True");
+    EXPECT_THAT(c->message, Not(HasSubstr("minResources need")));
+  }
+}
+
+TEST(Enqueue, WithAllocateAnAdmittedGangRunsInTheSameSession) {
+  FakeCluster cluster;  // enqueue, allocate, backfill
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakePodGroup("g").MinMember(2).MinResource("cpu", "2").Build());
+  for (int i = 0; i < 2; ++i) {
+    cluster.Add(MakePod("g-" + std::to_string(i)).Group("g").Request("cpu", "1").Build());
+  }
+  SessionResult r = cluster.RunSession();
+  EXPECT_EQ(r.binds.size(), 2U);
+  EXPECT_EQ(PhaseOf(cluster, "g"), PodGroupPhase::kRunning);
+}
+
+TEST(Enqueue, NotAdmittedGangIsNotPlaced) {
+  FakeCluster cluster;
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  // minResources claims more than the cluster has, even though the pods would fit.
+  cluster.Add(MakePodGroup("g").MinMember(1).MinResource("cpu", "5").Build());
+  cluster.Add(MakePod("g-0").Group("g").Request("cpu", "1").Build());
+  SessionResult r = cluster.RunSession();
+  EXPECT_TRUE(r.binds.empty());
+  EXPECT_EQ(PhaseOf(cluster, "g"), PodGroupPhase::kPending);
+  // The group's pods are told why.
+  ASSERT_EQ(r.unschedulable.size(), 1U);
+  EXPECT_THAT(r.unschedulable[0].message, HasSubstr("minResources need 5 cpu"));
+}
+
+}  // namespace
+}  // namespace arbiter
