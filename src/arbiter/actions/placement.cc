@@ -36,31 +36,58 @@ std::string PlacementFailure::Message(const Session& session, TaskIndex task, bo
   return out + ".";
 }
 
+namespace {
+
+void NoteFailure(const FilterResult& r, NodeIndex n, PlacementFailure* failure) {
+  failure->errors.Add(r);
+  if (!r.short_resource.has_value()) return;
+  if (!failure->short_resource.has_value()) failure->short_resource = r.short_resource;
+  if (*failure->short_resource == *r.short_resource) failure->short_nodes.push_back(n);
+}
+
+}  // namespace
+
 std::optional<NodeIndex> PickNode(Session& session, TaskIndex task, PlacementFailure* failure) {
-  std::optional<NodeIndex> best;
-  double best_score = 0;
   const std::int32_t nodes = session.node_count();
-  for (NodeIndex n = 0; n < nodes; ++n) {
-    const Session::NodeVerdict& verdict = session.Evaluate(task, n);
-    const FilterResult& r = verdict.filter;
-    if (!r.fit()) {
-      if (failure != nullptr) {
-        failure->errors.Add(r);
-        if (r.short_resource.has_value()) {
-          if (!failure->short_resource.has_value()) failure->short_resource = r.short_resource;
-          if (*failure->short_resource == *r.short_resource) failure->short_nodes.push_back(n);
-        }
+  NodeIndex best = kNoNode;
+  double best_score = 0;
+  if (Session::ClassVerdicts* verdicts = session.VerdictsFor(task)) {
+    // The hot loop: most entries are current, so this is a compare and a load per node.
+    const std::uint64_t* versions = session.node_versions().data();
+    for (NodeIndex n = 0; n < nodes; ++n) {
+      const auto i = static_cast<std::size_t>(n);
+      if (verdicts->version[i] != versions[i] + 1) session.Refresh(task, n, *verdicts);
+      if (verdicts->result[i] != Session::kFitResult) continue;
+      const double score = verdicts->score[i];
+      if (best == kNoNode || score > best_score) {
+        best = n;
+        best_score = score;
       }
+    }
+    if (best != kNoNode) return best;
+    if (failure != nullptr) {
+      for (NodeIndex n = 0; n < nodes; ++n) {
+        NoteFailure(session.InternedResult(verdicts->result[static_cast<std::size_t>(n)]), n,
+                    failure);
+      }
+      failure->errors.AddNodes(nodes);
+    }
+    return std::nullopt;
+  }
+  for (NodeIndex n = 0; n < nodes; ++n) {
+    Session::NodeVerdict verdict = session.Evaluate(task, n);
+    if (!verdict.filter.fit()) {
+      if (failure != nullptr) NoteFailure(verdict.filter, n, failure);
       continue;
     }
-    const double score = verdict.score;
-    if (!best.has_value() || score > best_score) {
+    if (best == kNoNode || verdict.score > best_score) {
       best = n;
-      best_score = score;
+      best_score = verdict.score;
     }
   }
-  if (!best.has_value() && failure != nullptr) failure->errors.AddNodes(nodes);
-  return best;
+  if (best != kNoNode) return best;
+  if (failure != nullptr) failure->errors.AddNodes(nodes);
+  return std::nullopt;
 }
 
 bool SamePlacementNeeds(const Session& session, TaskIndex a, TaskIndex b) {

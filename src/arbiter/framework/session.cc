@@ -113,25 +113,46 @@ void Session::AssignPlacementClasses() {
     if (tasks.size() < 2) continue;
     const auto id = static_cast<std::int32_t>(class_verdicts_.size());
     class_verdicts_.emplace_back();
+    class_verdicts_.back().pending = static_cast<std::int32_t>(tasks.size());
     for (TaskIndex t : tasks) task_class_[static_cast<std::size_t>(t)] = id;
   }
 }
 
-const Session::NodeVerdict& Session::Evaluate(TaskIndex t, NodeIndex n) {
+Session::ClassVerdicts* Session::VerdictsFor(TaskIndex t) {
   const std::int32_t cls = task_class_[static_cast<std::size_t>(t)];
-  NodeVerdict* verdict = &scratch_verdict_;
-  const std::uint64_t want = node_version_[static_cast<std::size_t>(n)] + 1;
-  if (cls >= 0) {
-    std::vector<NodeVerdict>& row = class_verdicts_[static_cast<std::size_t>(cls)];
-    if (row.empty()) row.resize(snapshot_.nodes.size());
-    verdict = &row[static_cast<std::size_t>(n)];
-    if (verdict->version == want) return *verdict;
+  if (cls < 0) return nullptr;
+  ClassVerdicts& verdicts = class_verdicts_[static_cast<std::size_t>(cls)];
+  if (verdicts.version.empty()) {
+    verdicts.version.assign(snapshot_.nodes.size(), 0);
+    verdicts.score.assign(snapshot_.nodes.size(), 0);
+    verdicts.result.assign(snapshot_.nodes.size(), kFitResult);
   }
-  verdict->filter = Filter(t, n);
-  verdict->score = verdict->filter.fit() ? Score(t, n) : 0;
-  verdict->version = want;
+  return &verdicts;
+}
+
+void Session::Refresh(TaskIndex t, NodeIndex n, ClassVerdicts& verdicts) {
+  const auto ni = static_cast<std::size_t>(n);
+  FilterResult r = Filter(t, n);
   ++stats_.nodes_filtered;
-  return *verdict;
+  verdicts.version[ni] = node_version_[ni] + 1;
+  if (r.fit()) {
+    verdicts.result[ni] = kFitResult;
+    verdicts.score[ni] = Score(t, n);
+    return;
+  }
+  const std::int32_t short_id = r.short_resource.has_value() ? *r.short_resource : -1;
+  auto [it, inserted] = interned_ids_.try_emplace(
+      std::make_pair(r.reason, short_id), static_cast<std::int32_t>(interned_results_.size()));
+  if (inserted) interned_results_.push_back(std::move(r));
+  verdicts.result[ni] = it->second;
+}
+
+Session::NodeVerdict Session::Evaluate(TaskIndex t, NodeIndex n) {
+  NodeVerdict verdict;
+  verdict.filter = Filter(t, n);
+  ++stats_.nodes_filtered;
+  if (verdict.filter.fit()) verdict.score = Score(t, n);
+  return verdict;
 }
 
 Session::~Session() {
@@ -325,6 +346,10 @@ void Session::Place(TaskIndex t, NodeIndex n) {
   free_[ni].Subtract(task(t).request);
   for (const HostPort& port : HostPortsOf(*task(t).pod)) ports_[ni].push_back(port);
   ++node_version_[ni];
+  if (const std::int32_t cls = task_class_[ti]; cls >= 0) {
+    ClassVerdicts& verdicts = class_verdicts_[static_cast<std::size_t>(cls)];
+    if (--verdicts.pending == 0) verdicts = ClassVerdicts();  // nobody left to ask: free it
+  }
   for (const auto& tier : plugins_.allocation_events) {
     for (AllocationEventExtension* p : tier) p->OnAllocate(*this, t);
   }
@@ -344,6 +369,9 @@ void Session::Unplace(TaskIndex t) {
   task_state_[ti] = TaskState::kPending;
   task_node_[ti] = kNoNode;
   ++node_version_[ni];
+  if (const std::int32_t cls = task_class_[ti]; cls >= 0) {
+    ++class_verdicts_[static_cast<std::size_t>(cls)].pending;
+  }
   for (const auto& tier : plugins_.allocation_events) {
     for (AllocationEventExtension* p : tier) p->OnDeallocate(*this, t);
   }

@@ -101,13 +101,32 @@ class Session {
   // identical single pods) and recomputed only when something was placed on or removed from the
   // node since. The built-in plugins' verdicts depend on nothing else; a plugin whose verdict
   // depends on more (the job, the pod's identity) must not be combined with this cache until the
-  // plugin interface lets it extend the class key. The reference is valid until the next call.
+  // plugin interface lets it extend the class key.
+  //
+  // The cache is compact arrays (20 bytes per node) so that a scan of thousands of nodes stays in
+  // the CPU cache, with filter results interned session-wide; a class's arrays are freed once its
+  // last pending task is placed.
+  struct ClassVerdicts {
+    std::vector<std::uint64_t> version;  // node_version + 1 when computed; 0: never
+    std::vector<double> score;           // valid when fit
+    std::vector<std::int32_t> result;    // kFitResult, or an index for InternedResult
+    std::int32_t pending = 0;            // tasks of the class still pending
+  };
+  static constexpr std::int32_t kFitResult = -1;
+  // The class verdicts of a task, sized to the nodes, or nullptr when the task has no class.
+  ClassVerdicts* VerdictsFor(TaskIndex t);
+  // Computes entry n of `verdicts` for task t (filter, then score when it fits).
+  void Refresh(TaskIndex t, NodeIndex n, ClassVerdicts& verdicts);
+  const FilterResult& InternedResult(std::int32_t id) const {
+    return interned_results_[static_cast<std::size_t>(id)];
+  }
+  const std::vector<std::uint64_t>& node_versions() const { return node_version_; }
+  // Filter and score without the cache (a task alone in its class).
   struct NodeVerdict {
     FilterResult filter;
     double score = 0;
-    std::uint64_t version = 0;  // node_version + 1 when computed; 0: never
   };
-  const NodeVerdict& Evaluate(TaskIndex t, NodeIndex n);
+  NodeVerdict Evaluate(TaskIndex t, NodeIndex n);
 
   // Verdicts that actions record for the result. The first reason recorded for a task wins; a job
   // reason becomes its PodGroup's Unschedulable condition.
@@ -133,8 +152,9 @@ class Session {
 
   // Placement classes of pending tasks; -1 for a task alone in its class (not worth caching).
   std::vector<std::int32_t> task_class_;
-  std::vector<std::vector<NodeVerdict>> class_verdicts_;
-  NodeVerdict scratch_verdict_;
+  std::vector<ClassVerdicts> class_verdicts_;
+  std::vector<FilterResult> interned_results_;
+  std::map<std::pair<std::string, std::int32_t>, std::int32_t> interned_ids_;
 
   const Snapshot& snapshot_;
   const PluginSet& plugins_;
