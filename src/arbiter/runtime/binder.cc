@@ -1,0 +1,140 @@
+#include "arbiter/runtime/binder.h"
+
+#include <string>
+#include <utility>
+
+#include "arbiter/base/log.h"
+#include "arbiter/runtime/flag_values.h"
+
+namespace arbiter::runtime {
+namespace {
+
+k8s::EventSpec PodEvent(const BindDecision& decision) {
+  k8s::EventSpec spec;
+  spec.regarding.namespace_name = decision.namespace_name;
+  spec.regarding.name = decision.pod_name;
+  spec.regarding.uid = decision.pod_uid;
+  return spec;
+}
+
+}  // namespace
+
+Binder::Binder(ClusterCache& cache, BindFunction bind, EventFunction record_event,
+               const Clock& clock, BinderOptions options)
+    : cache_(cache),
+      bind_(std::move(bind)),
+      record_event_(std::move(record_event)),
+      clock_(clock),
+      options_(options) {
+  int workers = options_.workers > 0 ? options_.workers : 1;
+  workers_.reserve(static_cast<std::size_t>(workers));
+  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Work(); });
+}
+
+Binder::~Binder() { Stop(); }
+
+Binder::BindFunction Binder::BindWithApi(k8s::ApiClient& api) {
+  return [&api](const BindDecision& d) {
+    return k8s::Bind(api, d.namespace_name, d.pod_name, d.pod_uid, d.node_name);
+  };
+}
+
+void Binder::Submit(const std::vector<BindDecision>& binds) {
+  if (binds.empty()) return;
+  // Assume first, outside our lock: the next session must see these pods on their nodes even if
+  // no worker has picked them up yet.
+  for (const BindDecision& d : binds) cache_.Assume(d.pod_uid, d.node_name);
+  std::lock_guard lock(mu_);
+  if (stopping_) {
+    for (const BindDecision& d : binds) {
+      cache_.BindFailed(d.pod_uid, clock_.MonotonicNow(), options_.failed_bind_ttl);
+    }
+    return;
+  }
+  queue_.insert(queue_.end(), binds.begin(), binds.end());
+  changed_.notify_all();
+}
+
+void Binder::Flush() {
+  std::unique_lock lock(mu_);
+  changed_.wait(lock, [this] { return queue_.empty() && running_ == 0; });
+}
+
+void Binder::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    changed_.notify_all();
+  }
+  std::lock_guard join_lock(join_mu_);
+  for (std::thread& t : workers_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+Binder::Counts Binder::counts() const {
+  std::lock_guard lock(mu_);
+  return counts_;
+}
+
+std::size_t Binder::in_flight() const {
+  std::lock_guard lock(mu_);
+  return queue_.size() + running_;
+}
+
+void Binder::Work() {
+  while (true) {
+    BindDecision decision;
+    {
+      std::unique_lock lock(mu_);
+      changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+      if (queue_.empty()) return;  // stopping, and every queued bind has been sent
+      decision = std::move(queue_.front());
+      queue_.pop_front();
+      ++running_;
+    }
+    Clock::MonotonicTime start = clock_.MonotonicNow();
+    StatusOr<k8s::BindOutcome> outcome = bind_(decision);
+    Finish(decision, outcome, clock_.MonotonicNow() - start);
+    std::lock_guard lock(mu_);
+    --running_;
+    changed_.notify_all();
+  }
+}
+
+void Binder::Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcome>& outcome,
+                    std::chrono::nanoseconds latency) {
+  const std::string pod = decision.namespace_name + "/" + decision.pod_name;
+  if (outcome.ok() && *outcome == k8s::BindOutcome::kBound) {
+    ARBITER_LOG(kInfo) << "bound pod=" << pod << " node=" << decision.node_name
+                       << " latency=" << FormatDuration(latency);
+    k8s::EventSpec event = PodEvent(decision);
+    event.type = "Normal";
+    event.reason = "Scheduled";
+    event.action = "Binding";
+    event.note = "Successfully assigned " + pod + " to " + decision.node_name;
+    record_event_(std::move(event));
+    std::lock_guard lock(mu_);
+    ++counts_.bound;
+    return;
+  }
+  if (outcome.ok()) {  // kAlreadyAssigned: the watch will say where
+    ARBITER_VLOG(2) << "bind skipped pod=" << pod << " reason=already-assigned";
+    std::lock_guard lock(mu_);
+    ++counts_.already_assigned;
+    return;
+  }
+  cache_.BindFailed(decision.pod_uid, clock_.MonotonicNow(), options_.failed_bind_ttl);
+  ARBITER_LOG(kWarning) << "bind failed pod=" << pod << " node=" << decision.node_name
+                        << " latency=" << FormatDuration(latency) << " error=" << outcome.status();
+  k8s::EventSpec event = PodEvent(decision);
+  event.type = "Warning";
+  event.reason = "FailedScheduling";
+  event.action = "Binding";
+  event.note = "Binding rejected: " + outcome.status().message();
+  record_event_(std::move(event));
+  std::lock_guard lock(mu_);
+  ++counts_.failed;
+}
+
+}  // namespace arbiter::runtime

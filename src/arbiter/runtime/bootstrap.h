@@ -1,0 +1,22 @@
+// What the scheduler checks and creates on the API server before it schedules:
+//   * the arbiter.dev/v1alpha1 API (the PodGroup and Queue CRDs of deploy/crds/) must be served,
+//     else nothing can work: fail at once with a message saying how to install them;
+//   * the Queue "default" must exist (pods without a group, and groups that name no queue, draw
+//     from it; ARCHITECTURE.md §2): create it if missing, with weight 1.
+//
+// Thread safety: reentrant (as ApiClient).
+#pragma once
+
+#include "arbiter/base/status.h"
+#include "arbiter/k8s/api_client.h"
+
+namespace arbiter::runtime {
+
+// OK when the API server serves podgroups and queues in arbiter.dev/v1alpha1; FAILED_PRECONDITION
+// naming what is missing and how to install it; the API error when the server cannot be asked.
+Status CheckCrdsInstalled(k8s::ApiClient& api);
+
+// Creates the cluster-scoped Queue "default" (spec.weight 1) unless it exists; OK either way.
+Status EnsureDefaultQueue(k8s::ApiClient& api);
+
+}  // namespace arbiter::runtime

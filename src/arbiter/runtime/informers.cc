@@ -1,0 +1,143 @@
+#include "arbiter/runtime/informers.h"
+
+#include <chrono>
+#include <utility>
+
+#include "arbiter/base/log.h"
+#include "arbiter/k8s/reflector.h"
+
+namespace arbiter::runtime {
+
+Informers::Informers(k8s::HttpTransport& transport, ClusterCache& cache, InformerOptions options)
+    : transport_(transport), cache_(cache), options_(std::move(options)) {
+  k8s::ReflectorHandlers<Pod> pods;
+  pods.on_add = [this](const Pod& pod) {
+    cache_.UpsertPod(pod);
+    if (IsNewWorkPod(pod)) options_.on_new_work();
+  };
+  pods.on_update = [this](const Pod& /*old*/, const Pod& pod) { cache_.UpsertPod(pod); };
+  pods.on_delete = [this](const Pod& pod) { cache_.DeletePod(pod); };
+  Add<Pod>("pods", "/api/v1/pods", 1, std::move(pods));
+
+  k8s::ReflectorHandlers<Node> nodes;
+  nodes.on_add = [this](const Node& node) { cache_.UpsertNode(node); };
+  nodes.on_update = [this](const Node& /*old*/, const Node& node) { cache_.UpsertNode(node); };
+  nodes.on_delete = [this](const Node& node) { cache_.DeleteNode(node.meta.name); };
+  Add<Node>("nodes", "/api/v1/nodes", 2, std::move(nodes));
+
+  k8s::ReflectorHandlers<Namespace> namespaces;
+  namespaces.on_add = [this](const Namespace& ns) { cache_.UpsertNamespace(ns); };
+  namespaces.on_update = [this](const Namespace& /*old*/, const Namespace& ns) {
+    cache_.UpsertNamespace(ns);
+  };
+  namespaces.on_delete = [this](const Namespace& ns) { cache_.DeleteNamespace(ns.meta.name); };
+  Add<Namespace>("namespaces", "/api/v1/namespaces", 3, std::move(namespaces));
+
+  k8s::ReflectorHandlers<PriorityClass> classes;
+  classes.on_add = [this](const PriorityClass& pc) { cache_.UpsertPriorityClass(pc); };
+  classes.on_update = [this](const PriorityClass& /*old*/, const PriorityClass& pc) {
+    cache_.UpsertPriorityClass(pc);
+  };
+  classes.on_delete = [this](const PriorityClass& pc) { cache_.DeletePriorityClass(pc.meta.name); };
+  Add<PriorityClass>("priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses", 4,
+                     std::move(classes));
+
+  k8s::ReflectorHandlers<PodGroup> groups;
+  groups.on_add = [this](const PodGroup& group) {
+    cache_.UpsertPodGroup(group);
+    options_.on_new_work();
+  };
+  groups.on_update = [this](const PodGroup& /*old*/, const PodGroup& group) {
+    cache_.UpsertPodGroup(group);
+  };
+  groups.on_delete = [this](const PodGroup& group) { cache_.DeletePodGroup(group); };
+  Add<PodGroup>("podgroups", "/apis/arbiter.dev/v1alpha1/podgroups", 5, std::move(groups));
+
+  k8s::ReflectorHandlers<Queue> queues;
+  queues.on_add = [this](const Queue& queue) { cache_.UpsertQueue(queue); };
+  queues.on_update = [this](const Queue& /*old*/, const Queue& queue) {
+    cache_.UpsertQueue(queue);
+  };
+  queues.on_delete = [this](const Queue& queue) { cache_.DeleteQueue(queue.meta.name); };
+  Add<Queue>("queues", "/apis/arbiter.dev/v1alpha1/queues", 6, std::move(queues));
+}
+
+Informers::~Informers() { Stop(); }
+
+template <typename T>
+void Informers::Add(std::string kind, std::string path, std::uint64_t seed,
+                    k8s::ReflectorHandlers<T> handlers) {
+  handlers.on_error = [this, kind](const Status& status) { OnError(kind, status); };
+  k8s::ListWatchOptions list_watch;
+  list_watch.path = std::move(path);
+  list_watch.page_size = options_.page_size;
+  list_watch.seed = seed;
+  auto reflector =
+      std::make_shared<k8s::Reflector<T>>(transport_, std::move(list_watch), std::move(handlers));
+  Watch watch;
+  watch.kind = std::move(kind);
+  watch.run = [r = reflector.get()] { r->Run(); };
+  watch.stop = [r = reflector.get()] { r->Stop(); };
+  watch.synced = [r = reflector.get()] { return r->HasSynced(); };
+  watch.reflector = std::move(reflector);
+  watch.done = std::make_shared<std::atomic<bool>>(false);
+  watches_.push_back(std::move(watch));
+}
+
+void Informers::Start() {
+  if (started_) return;
+  started_ = true;
+  for (Watch& w : watches_) {
+    w.thread = std::thread([run = w.run, done = w.done] {
+      run();
+      *done = true;
+    });
+  }
+}
+
+void Informers::Stop() {
+  for (Watch& w : watches_) w.stop();  // all at once: they wind down in parallel
+  for (Watch& w : watches_) {
+    if (!w.thread.joinable()) continue;
+    // Reflector::Run() clears its stop flag when it starts: a Stop() that comes before is lost,
+    // so ask again until the thread has returned.
+    while (!*w.done) {
+      w.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    w.thread.join();
+  }
+}
+
+bool Informers::HasSynced() const {
+  for (const Watch& w : watches_) {
+    if (!w.synced()) return false;
+  }
+  return true;
+}
+
+std::string Informers::NotSynced() const {
+  std::string out;
+  for (const Watch& w : watches_) {
+    if (w.synced()) continue;
+    if (!out.empty()) out += ',';
+    out += w.kind;
+  }
+  return out;
+}
+
+void Informers::OnError(const std::string& kind, const Status& status) {
+  ++errors_;
+  // The reflector's errors name the object (decoding) or the request (I/O); it carries on.
+  ARBITER_LOG(kWarning) << "watch error kind=" << kind << " error=" << status;
+}
+
+bool Informers::IsNewWorkPod(const Pod& pod) const {
+  if (pod.spec.scheduler_name != options_.scheduler_name || !pod.spec.node_name.empty()) {
+    return false;
+  }
+  if (pod.meta.deletion_timestamp) return false;
+  return options_.namespaces.empty() || options_.namespaces.contains(pod.meta.namespace_name);
+}
+
+}  // namespace arbiter::runtime

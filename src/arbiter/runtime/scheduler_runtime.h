@@ -1,0 +1,142 @@
+// SchedulerRuntime: the arbiter-scheduler process, minus flag parsing. It owns the watches
+// (Informers) feeding a ClusterCache, the session loop that runs the Scheduler on snapshots, and
+// the side effects of each session: the Binder, the StatusWriter and an EventRecorder.
+//
+// The session loop (one thread):
+//   * waits until every informer has synced; no session runs before;
+//   * runs a session every `period`, and sooner (after `debounce`) when a pending pod of ours or
+//     a PodGroup appears, so that a burst of creations becomes one session;
+//   * each session: ExpireAssumed, TakeSnapshot, RunSession, then applies the result: binds are
+//     assumed in the cache at once and sent by the binder's workers; pods left pending get a
+//     Warning FailedScheduling event (again only when the message changes or every
+//     `event_repeat_interval`) and the PodScheduled=False condition; PodGroup statuses that
+//     changed are written. Nothing in the loop waits for the API server.
+//   * with leader election, only the leader runs sessions (and so writes); the watches run on
+//     every replica so that a new leader starts warm. Losing the lease ends the runtime with
+//     ABORTED: the process should exit and start afresh, as kube-scheduler does.
+//
+// Start-up checks that the arbiter.dev CRDs are installed (FAILED_PRECONDITION otherwise) and,
+// once leading, creates the Queue "default" if it is missing.
+//
+//   SchedulerRuntime runtime(*transport, std::move(scheduler), options, RealClock::Instance());
+//   ARBITER_RETURN_IF_ERROR(runtime.Start());
+//   ... on SIGTERM: runtime.Stop();
+//   Status exit = runtime.Wait();   // joins everything; events flushed, lease released
+//
+// Ownership: the runtime owns the cache, the scheduler and every worker; `transport` and `clock`
+// must outlive it. Thread safety: Start and Wait from one thread; Stop, done, the counters and
+// Flush from any.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "arbiter/base/clock.h"
+#include "arbiter/base/status.h"
+#include "arbiter/cache/cluster_cache.h"
+#include "arbiter/framework/scheduler.h"
+#include "arbiter/k8s/api_client.h"
+#include "arbiter/k8s/event_recorder.h"
+#include "arbiter/k8s/http_transport.h"
+#include "arbiter/k8s/leader_election.h"
+#include "arbiter/runtime/binder.h"
+#include "arbiter/runtime/informers.h"
+#include "arbiter/runtime/recent_writes.h"
+#include "arbiter/runtime/status_writer.h"
+
+namespace arbiter::runtime {
+
+struct RuntimeOptions {
+  CacheOptions cache;  // scheduler name, namespaces, node selector
+  std::chrono::nanoseconds period = std::chrono::seconds(1);
+  std::chrono::nanoseconds debounce = std::chrono::milliseconds(30);
+  std::chrono::nanoseconds event_repeat_interval = std::chrono::seconds(60);
+  BinderOptions binder;
+  StatusWriterOptions status_writer;
+  k8s::EventRecorderOptions events;
+  std::optional<k8s::LeaderElectionConfig> leader_election;  // none: always leading
+  int page_size = 500;                                       // LIST pages of the informers
+};
+
+class SchedulerRuntime {
+ public:
+  SchedulerRuntime(k8s::HttpTransport& transport, std::unique_ptr<Scheduler> scheduler,
+                   RuntimeOptions options, const Clock& clock);
+  ~SchedulerRuntime();  // Stop() and Wait()
+  SchedulerRuntime(const SchedulerRuntime&) = delete;
+  SchedulerRuntime& operator=(const SchedulerRuntime&) = delete;
+
+  // Checks the CRDs, then starts the watches, the leader election (if configured) and the session
+  // loop; returns without waiting for the watches to sync.
+  Status Start();
+  // Asks everything to stop; returns at once. Idempotent.
+  void Stop();
+  // Blocks until the loop has ended (after Stop(), or when the lease is lost), then stops the
+  // binder (finishing queued binds), the status writer and the event recorder (flushing both),
+  // the leader election (releasing the lease) and the watches. OK after Stop(); ABORTED when
+  // leadership was lost.
+  Status Wait();
+  // True once the session loop has ended, or when it never started (Wait() then returns
+  // promptly).
+  bool done() const;
+
+  // Waits until the binds, status writes and events queued so far have been sent (tests).
+  void Flush();
+
+  std::uint64_t sessions() const { return sessions_.load(); }
+  bool synced() const { return informers_.HasSynced(); }
+  bool leading() const { return elector_ == nullptr || elector_->IsLeader(); }
+  Binder::Counts bind_counts() const { return binder_.counts(); }
+  ClusterCache& cache() { return cache_; }
+
+ private:
+  void Loop();
+  // Waits for the informers' first LIST; false when stopping first.
+  bool WaitForSync();
+  // Waits until a session is due (the period passed, or a kick's debounce did); false when
+  // stopping.
+  bool WaitForTurn();
+  // Waits up to `d` unless stopping; false when stopping.
+  bool SleepFor(std::chrono::nanoseconds d);
+  void RunSession();
+  void ReportUnschedulable(const std::vector<PodVerdict>& verdicts, const Snapshot& snapshot);
+  void Kick();
+  void OnLeadershipLost();
+
+  k8s::ApiClient api_;
+  std::unique_ptr<Scheduler> scheduler_;
+  const RuntimeOptions options_;
+  const Clock& clock_;
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  bool loop_started_ = false;
+  bool loop_done_ = false;
+  bool lost_leadership_ = false;
+  std::optional<std::chrono::steady_clock::time_point> kick_at_;
+  std::chrono::steady_clock::time_point next_session_{};
+  bool default_queue_ready_ = false;  // loop thread only
+  std::atomic<std::uint64_t> sessions_{0};
+
+  ClusterCache cache_;
+  k8s::EventRecorder events_;
+  RecentWrites<std::string> recorded_verdicts_;  // by pod uid: the FailedScheduling note
+  StatusWriter status_writer_;
+  Binder binder_;
+  std::unique_ptr<k8s::LeaderElector> elector_;
+  Informers informers_;
+
+  std::mutex wait_mu_;  // one Wait() tears down
+  bool torn_down_ = false;
+  std::thread elector_thread_;
+  std::thread loop_thread_;
+};
+
+}  // namespace arbiter::runtime

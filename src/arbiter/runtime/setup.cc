@@ -1,0 +1,51 @@
+#include "arbiter/runtime/setup.h"
+
+#include "arbiter/actions/builtin.h"
+#include "arbiter/framework/config.h"
+#include "arbiter/framework/registry.h"
+#include "arbiter/plugins/builtin.h"
+
+namespace arbiter::runtime {
+
+StatusOr<k8s::RestConfig> ResolveRestConfig(const std::string& kubeconfig_flag,
+                                            const std::string& context,
+                                            const k8s::InClusterEnvironment& in_cluster,
+                                            const std::string& default_paths) {
+  if (!kubeconfig_flag.empty()) {
+    StatusOr<k8s::RestConfig> config =
+        k8s::LoadKubeconfig(k8s::KubeconfigOptions{.paths = kubeconfig_flag, .context = context});
+    if (!config.ok()) return config.status().WithContext("--kubeconfig " + kubeconfig_flag);
+    return config;
+  }
+  if (!in_cluster.service_host.empty() && context.empty()) {
+    StatusOr<k8s::RestConfig> config = k8s::LoadInClusterConfig(in_cluster);
+    if (!config.ok()) return config.status().WithContext("in-cluster configuration");
+    return config;
+  }
+  if (default_paths.empty()) {
+    return NotFoundError(
+        "no API server configuration: give --kubeconfig, set KUBECONFIG, or run in a cluster");
+  }
+  StatusOr<k8s::RestConfig> config =
+      k8s::LoadKubeconfig(k8s::KubeconfigOptions{.paths = default_paths, .context = context});
+  if (!config.ok()) return config.status().WithContext("kubeconfig " + default_paths);
+  return config;
+}
+
+StatusOr<std::unique_ptr<Scheduler>> BuildScheduler(const std::string& config_path) {
+  SchedulerConfig config = DefaultSchedulerConfig();
+  if (!config_path.empty()) {
+    ARBITER_ASSIGN_OR_RETURN(config, LoadSchedulerConfigFile(config_path));
+  }
+  Registry registry;
+  RegisterBuiltinPlugins(registry);
+  RegisterBuiltinActions(registry);
+  StatusOr<std::unique_ptr<Scheduler>> scheduler = Scheduler::Create(config, registry);
+  if (!scheduler.ok()) {
+    return scheduler.status().WithContext(config_path.empty() ? "default scheduler config"
+                                                              : config_path);
+  }
+  return scheduler;
+}
+
+}  // namespace arbiter::runtime

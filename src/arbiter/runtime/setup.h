@@ -1,0 +1,33 @@
+// The start-up decisions of arbiter-scheduler that are more than reading a flag, kept out of
+// main() so that they can be tested: which API server configuration to use, and the Scheduler
+// built from the configuration file (or the default one) with the built-in plugins and actions.
+//
+// Thread safety: reentrant.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "arbiter/base/status.h"
+#include "arbiter/framework/scheduler.h"
+#include "arbiter/k8s/kubeconfig.h"
+
+namespace arbiter::runtime {
+
+// Where the API server configuration comes from, in order:
+//   1. `kubeconfig_flag` (--kubeconfig), when given: those files, with `context` if not empty;
+//   2. the in-cluster service account, when `in_cluster` names a service host and no context
+//      was asked for (a context only exists in kubeconfig files);
+//   3. `default_paths` ($KUBECONFIG, else ~/.kube/config: k8s::KubeconfigPathsFromEnvironment()).
+// Errors say which source was tried and why it failed.
+StatusOr<k8s::RestConfig> ResolveRestConfig(const std::string& kubeconfig_flag,
+                                            const std::string& context,
+                                            const k8s::InClusterEnvironment& in_cluster,
+                                            const std::string& default_paths);
+
+// The scheduler of the YAML file at `config_path`, or of DefaultSchedulerConfig() when the path is
+// empty, with every built-in plugin and action available. INVALID_ARGUMENT (naming the file and
+// the key) for a configuration that does not parse or names an unknown plugin or argument.
+StatusOr<std::unique_ptr<Scheduler>> BuildScheduler(const std::string& config_path);
+
+}  // namespace arbiter::runtime

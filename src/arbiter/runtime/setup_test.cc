@@ -1,0 +1,116 @@
+#include "arbiter/runtime/setup.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace arbiter::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SetupTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        fs::temp_directory_path() / ("arbiter-setup-test-" + std::to_string(::getpid()) + "-" +
+                                     testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+
+  // A kubeconfig with two contexts on two servers.
+  std::string Kubeconfig() {
+    return Write("kubeconfig", R"(apiVersion: v1
+kind: Config
+current-context: one
+clusters:
+- name: one
+  cluster: {server: "https://one.example:6443", insecure-skip-tls-verify: true}
+- name: two
+  cluster: {server: "https://two.example:6443", insecure-skip-tls-verify: true}
+users:
+- name: u
+  user: {token: secret}
+contexts:
+- name: one
+  context: {cluster: one, user: u}
+- name: two
+  context: {cluster: two, user: u}
+)");
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SetupTest, TheKubeconfigFlagWinsAndHonoursTheContext) {
+  k8s::InClusterEnvironment in_cluster{.service_host = "10.0.0.1", .service_port = "443"};
+  StatusOr<k8s::RestConfig> config = ResolveRestConfig(Kubeconfig(), "two", in_cluster, "");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server, "https://two.example:6443");
+}
+
+TEST_F(SetupTest, InClusterComesBeforeTheDefaultKubeconfig) {
+  k8s::InClusterEnvironment in_cluster{
+      .service_host = "10.0.0.1", .service_port = "443", .secrets_dir = (dir_ / "sa").string()};
+  StatusOr<k8s::RestConfig> config = ResolveRestConfig("", "", in_cluster, Kubeconfig());
+  // No token in the secrets directory: the in-cluster attempt fails and says so.
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.status().message().find("in-cluster"), std::string::npos) << config.status();
+}
+
+TEST_F(SetupTest, AContextMeansAKubeconfigEvenInACluster) {
+  k8s::InClusterEnvironment in_cluster{.service_host = "10.0.0.1", .service_port = "443"};
+  StatusOr<k8s::RestConfig> config = ResolveRestConfig("", "two", in_cluster, Kubeconfig());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server, "https://two.example:6443");
+}
+
+TEST_F(SetupTest, OutsideAClusterTheDefaultKubeconfigIsUsed) {
+  StatusOr<k8s::RestConfig> config = ResolveRestConfig("", "", {}, Kubeconfig());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server, "https://one.example:6443");
+}
+
+TEST_F(SetupTest, NoSourceAtAllIsNotFound) {
+  StatusOr<k8s::RestConfig> config = ResolveRestConfig("", "", {}, "");
+  EXPECT_EQ(config.status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(SetupTest, AMissingKubeconfigFileIsNamed) {
+  std::string missing = (dir_ / "absent").string();
+  StatusOr<k8s::RestConfig> config = ResolveRestConfig(missing, "", {}, "");
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.status().message().find(missing), std::string::npos) << config.status();
+}
+
+TEST_F(SetupTest, TheDefaultSchedulerBuilds) {
+  StatusOr<std::unique_ptr<Scheduler>> scheduler = BuildScheduler("");
+  ASSERT_TRUE(scheduler.ok()) << scheduler.status();
+  EXPECT_NE(*scheduler, nullptr);
+}
+
+TEST_F(SetupTest, AConfigFileWithAnUnknownPluginFailsNamingTheFile) {
+  std::string path = Write("config.yaml", R"(actions: [allocate]
+tiers:
+  - plugins:
+      - name: no-such-plugin
+)");
+  StatusOr<std::unique_ptr<Scheduler>> scheduler = BuildScheduler(path);
+  ASSERT_FALSE(scheduler.ok());
+  EXPECT_NE(scheduler.status().message().find(path), std::string::npos) << scheduler.status();
+  EXPECT_NE(scheduler.status().message().find("no-such-plugin"), std::string::npos)
+      << scheduler.status();
+}
+
+}  // namespace
+}  // namespace arbiter::runtime

@@ -1,0 +1,105 @@
+#include "arbiter/runtime/status_json.h"
+
+#include <cstdio>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+namespace arbiter::runtime {
+namespace {
+
+// The CRD's maxLength for a condition's message and reason.
+constexpr std::size_t kMaxConditionMessage = 32768;
+constexpr std::size_t kMaxConditionReason = 1024;
+
+// Invalid UTF-8 (which no message should hold) is replaced rather than thrown on.
+std::string Dump(const nlohmann::json& json) {
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json ConditionJson(const Condition& c) {
+  nlohmann::json out = {{"type", c.type}, {"status", c.status}};
+  if (!c.reason.empty()) out["reason"] = TruncateUtf8(c.reason, kMaxConditionReason);
+  if (!c.message.empty()) out["message"] = TruncateUtf8(c.message, kMaxConditionMessage);
+  if (c.last_transition_time) out["lastTransitionTime"] = FormatRfc3339(*c.last_transition_time);
+  return out;
+}
+
+nlohmann::json StatusObject(const PodGroupStatus& status) {
+  nlohmann::json conditions = nlohmann::json::array();
+  for (const Condition& c : status.conditions) conditions.push_back(ConditionJson(c));
+  return {
+      {"phase", PodGroupPhaseName(status.phase)},
+      {"scheduled", status.scheduled},
+      {"running", status.running},
+      {"succeeded", status.succeeded},
+      {"failed", status.failed},
+      {"conditions", std::move(conditions)},
+  };
+}
+
+}  // namespace
+
+std::string FormatRfc3339(Clock::WallTime t) {
+  auto seconds = std::chrono::floor<std::chrono::seconds>(t.time_since_epoch());
+  std::time_t tt = seconds.count();
+  std::tm utc{};
+  gmtime_r(&tt, &utc);
+  char buf[64];  // ample for any int year: no truncation
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02dZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec);
+  return buf;
+}
+
+std::string PodGroupStatusJson(const PodGroupStatus& status) { return Dump(StatusObject(status)); }
+
+StatusOr<std::string> ReplacePodGroupStatus(const std::string& object_json,
+                                            const PodGroupStatus& status) {
+  nlohmann::json object = nlohmann::json::parse(object_json, nullptr, /*allow_exceptions=*/false);
+  if (!object.is_object()) {
+    return InvalidArgumentError("PodGroup: the API server's answer is not a JSON object");
+  }
+  nlohmann::json wanted = StatusObject(status);
+  auto current = object.find("status");
+  if (current != object.end() && *current == wanted) return object_json;
+  object["status"] = std::move(wanted);
+  return Dump(object);
+}
+
+bool HasUnschedulableCondition(const std::vector<Condition>& observed, std::string_view message) {
+  const Condition* c = FindCondition(observed, std::string(kPodScheduledCondition));
+  return c != nullptr && c->status == "False" && c->reason == kUnschedulableReason &&
+         c->message == TruncateUtf8(message, kMaxConditionMessage);
+}
+
+std::string UnschedulablePatch(std::string_view uid, std::string_view message,
+                               const std::vector<Condition>& observed, Clock::WallTime now) {
+  Clock::WallTime transition = now;
+  const Condition* c = FindCondition(observed, std::string(kPodScheduledCondition));
+  if (c != nullptr && c->status == "False" && c->last_transition_time) {
+    transition = *c->last_transition_time;
+  }
+  nlohmann::json condition = {
+      {"type", kPodScheduledCondition},
+      {"status", "False"},
+      {"reason", kUnschedulableReason},
+      {"message", TruncateUtf8(message, kMaxConditionMessage)},
+      {"lastTransitionTime", FormatRfc3339(transition)},
+      {"lastProbeTime", nullptr},
+  };
+  nlohmann::json patch = {
+      {"metadata", {{"uid", uid}}},
+      {"status", {{"conditions", nlohmann::json::array({std::move(condition)})}}},
+  };
+  return Dump(patch);
+}
+
+std::string TruncateUtf8(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t end = max_bytes;
+  // Back up over continuation bytes (10xxxxxx) to the start of the sequence that was cut.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end));
+}
+
+}  // namespace arbiter::runtime

@@ -1,0 +1,70 @@
+#include "arbiter/runtime/status_writer.h"
+
+#include "arbiter/base/log.h"
+#include "arbiter/k8s/writes.h"
+#include "arbiter/runtime/status_json.h"
+
+namespace arbiter::runtime {
+
+StatusWriter::StatusWriter(k8s::ApiClient& api, const Clock& clock, StatusWriterOptions options)
+    : api_(api),
+      clock_(clock),
+      groups_(options.remember_for),
+      pods_(options.remember_for),
+      queue_("status-writer", options.capacity) {}
+
+std::string StatusWriter::PodGroupPath(const std::string& namespace_name, const std::string& name) {
+  return "/apis/arbiter.dev/v1alpha1/namespaces/" + namespace_name + "/podgroups/" + name;
+}
+
+void StatusWriter::WritePodGroupStatus(const PodGroupUpdate& update) {
+  std::string key = update.namespace_name + "/" + update.name;
+  if (!groups_.Claim(key, update.status, clock_.MonotonicNow())) return;
+  bool queued =
+      queue_.Enqueue("podgroup " + key, [this, key, update] { return WriteGroup(key, update); });
+  if (!queued) groups_.Forget(key, update.status);
+}
+
+Status StatusWriter::WriteGroup(const std::string& key, const PodGroupUpdate& update) {
+  Status written = k8s::UpdateStatus(api_, PodGroupPath(update.namespace_name, update.name),
+                                     [&update](const std::string& current) {
+                                       return ReplacePodGroupStatus(current, update.status);
+                                     });
+  if (written.ok()) {
+    ARBITER_VLOG(3) << "wrote podgroup status podgroup=" << key
+                    << " phase=" << PodGroupPhaseName(update.status.phase)
+                    << " scheduled=" << update.status.scheduled;
+    return written;
+  }
+  groups_.Forget(key, update.status);
+  if (written.code() == StatusCode::kNotFound) return Status::Ok();  // deleted meanwhile
+  ARBITER_LOG(kWarning) << "podgroup status write failed podgroup=" << key << " error=" << written;
+  return written;
+}
+
+void StatusWriter::WriteUnschedulable(const PodVerdict& verdict,
+                                      const std::vector<Condition>& observed) {
+  if (HasUnschedulableCondition(observed, verdict.message)) return;
+  if (!pods_.Claim(verdict.pod_uid, verdict.message, clock_.MonotonicNow())) return;
+  std::string patch = UnschedulablePatch(verdict.pod_uid, verdict.message, observed, clock_.Now());
+  std::string key = verdict.namespace_name + "/" + verdict.pod_name;
+  bool queued = queue_.Enqueue("pod " + key, [this, key, verdict, patch = std::move(patch)] {
+    return PatchPod(key, verdict, patch);
+  });
+  if (!queued) pods_.Forget(verdict.pod_uid, verdict.message);
+}
+
+Status StatusWriter::PatchPod(const std::string& key, const PodVerdict& verdict,
+                              const std::string& patch) {
+  Status patched = api_.Patch("/api/v1/namespaces/" + verdict.namespace_name + "/pods/" +
+                                  verdict.pod_name + "/status",
+                              patch, k8s::PatchType::kStrategicMerge)
+                       .status();
+  if (patched.ok()) return patched;
+  pods_.Forget(verdict.pod_uid, verdict.message);
+  if (patched.code() == StatusCode::kNotFound) return Status::Ok();  // deleted meanwhile
+  ARBITER_LOG(kWarning) << "pod condition write failed pod=" << key << " error=" << patched;
+  return patched;
+}
+
+}  // namespace arbiter::runtime

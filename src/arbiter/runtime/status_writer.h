@@ -1,0 +1,68 @@
+// StatusWriter: writes what sessions decided about objects' status back to the API server, off
+// the session loop (a WriteQueue thread):
+//   * PodGroup status (the status subresource of arbiter.dev/v1alpha1 PodGroups), through
+//     k8s::UpdateStatus, so a concurrent change is read again and retried, not overwritten;
+//   * PodScheduled=False/Unschedulable on pods that stay pending (a strategic-merge patch of
+//     pods/status), as kube-scheduler writes it, so `kubectl describe pod` says why.
+//
+// Writes only what changed: a status equal to the one last written for the object within
+// `remember_for` is skipped (a session sees its own write only once the watch delivers it), and
+// a pod whose observed condition already says the same is not patched. A failed write is logged
+// and forgotten, so the next session that still wants it tries again. A PodGroup or pod that is
+// gone by the time its write runs is not an error.
+//
+// Thread safety: all methods from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arbiter/base/clock.h"
+#include "arbiter/framework/session_result.h"
+#include "arbiter/k8s/api_client.h"
+#include "arbiter/model/object_meta.h"
+#include "arbiter/model/pod_group.h"
+#include "arbiter/runtime/recent_writes.h"
+#include "arbiter/runtime/write_queue.h"
+
+namespace arbiter::runtime {
+
+struct StatusWriterOptions {
+  std::chrono::nanoseconds remember_for = std::chrono::seconds(30);
+  std::size_t capacity = 100'000;  // distinct objects waiting for a write
+};
+
+class StatusWriter {
+ public:
+  StatusWriter(k8s::ApiClient& api, const Clock& clock, StatusWriterOptions options = {});
+  StatusWriter(const StatusWriter&) = delete;
+  StatusWriter& operator=(const StatusWriter&) = delete;
+
+  // Queues the write of update.status to the PodGroup, unless it was just written.
+  void WritePodGroupStatus(const PodGroupUpdate& update);
+
+  // Queues PodScheduled=False/Unschedulable with the verdict's message on its pod, unless
+  // `observed` (the pod's conditions as the snapshot saw them) or a recent write already say so.
+  void WriteUnschedulable(const PodVerdict& verdict, const std::vector<Condition>& observed);
+
+  void Flush() { queue_.Flush(); }
+  void Stop() { queue_.Stop(); }
+
+  WriteQueue::Counts counts() const { return queue_.counts(); }
+
+  static std::string PodGroupPath(const std::string& namespace_name, const std::string& name);
+
+ private:
+  Status WriteGroup(const std::string& key, const PodGroupUpdate& update);
+  Status PatchPod(const std::string& key, const PodVerdict& verdict, const std::string& patch);
+
+  k8s::ApiClient& api_;
+  const Clock& clock_;
+  RecentWrites<PodGroupStatus> groups_;  // by namespace/name
+  RecentWrites<std::string> pods_;       // by uid: the message written
+  WriteQueue queue_;                     // last: its thread uses the members above
+};
+
+}  // namespace arbiter::runtime

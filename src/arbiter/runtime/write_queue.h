@@ -1,0 +1,76 @@
+// WriteQueue: runs writes to the API server on a background thread, in order of submission, so
+// that the session loop never waits for I/O. Writes are keyed by the object they change: a write
+// queued for a key replaces the one still waiting for that key (only the newest status of an
+// object is worth sending), keeping its place in line.
+//
+//   WriteQueue queue("status-writer", 10'000);
+//   queue.Enqueue("podgroup ns/g", [&] { return WriteIt(); });
+//   ...
+//   queue.Flush();   // tests and shutdown: wait until everything queued so far has run
+//
+// Each write returns a Status; the write itself handles its failure (logs it, forgets a claim):
+// the queue only counts it. A write never runs twice at once for the same key, because there is
+// one worker thread.
+//
+// Thread safety: Enqueue, Flush, Stop and the counters from any thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "arbiter/base/status.h"
+
+namespace arbiter::runtime {
+
+class WriteQueue {
+ public:
+  using Write = std::function<Status()>;
+
+  struct Counts {
+    std::uint64_t succeeded = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t replaced = 0;  // superseded by a newer write for the same key before running
+    std::uint64_t dropped = 0;   // refused because the queue was full
+  };
+
+  // `name` names the thread in logs; at most `capacity` distinct keys wait at once.
+  WriteQueue(std::string name, std::size_t capacity);
+  ~WriteQueue();  // Stop()
+  WriteQueue(const WriteQueue&) = delete;
+  WriteQueue& operator=(const WriteQueue&) = delete;
+
+  // False when the queue is full (or stopped) and the write was dropped.
+  bool Enqueue(const std::string& key, Write write);
+  // Waits until every write queued before the call has run.
+  void Flush();
+  // Runs what is queued, then ends the thread; later Enqueue calls are refused.
+  void Stop();
+
+  Counts counts() const;
+  std::size_t pending() const;
+
+ private:
+  void Loop();
+
+  const std::string name_;
+  const std::size_t capacity_;
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<std::string> order_;         // keys, in the order they were first queued
+  std::map<std::string, Write> waiting_;  // key -> the newest write for it
+  bool busy_ = false;
+  bool stopping_ = false;
+  bool finished_ = false;  // the thread has ended
+  Counts counts_;
+  std::mutex join_mu_;  // one Stop() joins
+  std::thread thread_;
+};
+
+}  // namespace arbiter::runtime

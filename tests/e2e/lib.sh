@@ -1,0 +1,380 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # variables used by the tests that source this file
+# Shared helpers of the end-to-end tests (tests/e2e/*_test.sh). Each test sources this file, then:
+#
+#   e2e_setup r1 --nodes 3 --node-cpu 80    # its own cluster e2e-r1-<pid>, CRDs, namespace e2e
+#   e2e_start_scheduler [--node-selector zone=a ...]
+#   ... create objects, then assert with wait_until / holds_for / expect ...
+#   e2e_done
+#
+# Every test starts a cluster of the shape it needs (hack/cluster/up.sh --name e2e-<test>-<pid>,
+# so concurrent runs never collide), runs build/bin/arbiter-scheduler in the background with its
+# log in a temporary directory, and always stops both (trap on EXIT, INT and TERM). Nothing waits
+# by sleeping: every wait is a poll with a deadline. On failure the scheduler's log tail, the pods
+# and PodGroups, their conditions and the recent events are printed, and the temporary directory
+# is kept. Exit codes: 0 pass, 1 fail, 77 skipped (no scheduler binary).
+#
+# Environment: ARBITER_SCHEDULER (default build/bin/arbiter-scheduler), ARBITER_E2E_VERBOSITY
+# (the scheduler's -v, default 2), ARBITER_KEEP_CLUSTER_LOGS=1 (keep _output/cluster/NAME on
+# failure), ARBITER_E2E_KEEP=1 (keep the temporary directory on success too).
+
+E2E_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+KUBECTL="$E2E_ROOT/_output/bin/kubectl"
+ARBITER_SCHEDULER="${ARBITER_SCHEDULER:-$E2E_ROOT/build/bin/arbiter-scheduler}"
+E2E_NS=e2e
+E2E_POLL=0.25          # seconds between two polls
+E2E_NAME=""            # the cluster's name
+E2E_TMP=""             # logs and manifests of this run
+E2E_SCHEDULER_PID=""
+E2E_CLUSTER_STARTED=0
+E2E_INVARIANT=()       # a command that must hold at every poll (see e2e_invariant)
+E2E_CHECKS=0
+
+# ---------------------------------------------------------------------------------------------
+# Reporting.
+
+e2e_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+pass() { E2E_CHECKS=$((E2E_CHECKS + 1)); echo "PASS: $*"; }
+# fail MESSAGE: the test fails here (the EXIT trap prints the diagnostics and tears down).
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIPPED: $*"; exit 77; }
+
+k() { "$KUBECTL" "$@"; }
+# not CMD...: CMD fails (for wait_until / holds_for / expect).
+not() { ! "$@"; }
+kn() { "$KUBECTL" -n "$E2E_NS" "$@"; }
+
+# now_ms: wall-clock milliseconds (bash 5's EPOCHREALTIME; its separator follows the locale).
+now_ms() {
+  local t=${EPOCHREALTIME//[.,]/}
+  echo $((t / 1000))
+}
+
+# ---------------------------------------------------------------------------------------------
+# Set-up and teardown.
+
+# e2e_setup TEST [up.sh options...]: starts cluster e2e-TEST-<pid>, applies the CRDs, creates
+# namespace e2e. Skips (77) if the scheduler binary has not been built.
+e2e_setup() {
+  local test=$1
+  shift
+  [[ -x $ARBITER_SCHEDULER ]] ||
+    skip "$ARBITER_SCHEDULER does not exist; build it with hack/build.sh"
+  E2E_NAME="e2e-$test-$$"
+  E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/arbiter-e2e-$test.XXXXXX")
+  trap e2e_teardown EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  # The shared cluster hack/test.sh may have started is not ours.
+  unset KUBECONFIG ARBITER_CLUSTER_ENV ARBITER_CLUSTER_NAME ARBITER_REUSE_CLUSTER
+
+  e2e_log "starting cluster $E2E_NAME ($*)"
+  E2E_CLUSTER_STARTED=1
+  local out
+  if ! out=$("$E2E_ROOT/hack/cluster/up.sh" --name "$E2E_NAME" "$@" 2>"$E2E_TMP/up.log"); then
+    tail -n 40 "$E2E_TMP/up.log"
+    fail "hack/cluster/up.sh --name $E2E_NAME $* failed"
+  fi
+  export KUBECONFIG="${out##*export KUBECONFIG=}"
+  [[ -f $KUBECONFIG ]] || fail "unexpected output of up.sh: $out"
+
+  k apply -f "$E2E_ROOT/deploy/crds/" >/dev/null
+  k wait --for condition=Established --timeout=60s \
+    crd/podgroups.arbiter.dev crd/queues.arbiter.dev >/dev/null
+  k create namespace "$E2E_NS" >/dev/null
+  e2e_log "cluster $E2E_NAME ready; KUBECONFIG=$KUBECONFIG; logs in $E2E_TMP"
+}
+
+# e2e_start_scheduler [flags...]: runs arbiter-scheduler in the background (log:
+# $E2E_TMP/scheduler.log) and waits until it has created Queue `default`, which it does at start.
+e2e_start_scheduler() {
+  local args=(--kubeconfig "$KUBECONFIG" --period 1s -v "${ARBITER_E2E_VERBOSITY:-2}" "$@")
+  e2e_log "starting arbiter-scheduler ${args[*]}"
+  "$ARBITER_SCHEDULER" "${args[@]}" </dev/null >"$E2E_TMP/scheduler.log" 2>&1 &
+  E2E_SCHEDULER_PID=$!
+  wait_until "arbiter-scheduler started and created Queue default" 30 queue_exists default
+}
+queue_exists() { k get queue "$1" >/dev/null 2>&1; }
+
+# scheduler_alive: fails the test if the scheduler we started has exited.
+scheduler_alive() {
+  [[ -z $E2E_SCHEDULER_PID ]] && return 0
+  if ! kill -0 "$E2E_SCHEDULER_PID" 2>/dev/null; then
+    local rc=0
+    wait "$E2E_SCHEDULER_PID" || rc=$?
+    E2E_SCHEDULER_PID=""
+    fail "arbiter-scheduler exited (status $rc)"
+  fi
+}
+
+e2e_stop_scheduler() {
+  local pid=$E2E_SCHEDULER_PID
+  [[ -n $pid ]] || return 0
+  E2E_SCHEDULER_PID=""
+  kill -TERM "$pid" 2>/dev/null || return 0
+  local deadline=$(($(now_ms) + 10000))
+  while kill -0 "$pid" 2>/dev/null && (($(now_ms) < deadline)); do sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "arbiter-scheduler did not stop within 10 s of SIGTERM; sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# e2e_dump: what a reader needs to see why a test failed.
+e2e_dump() {
+  echo "================ diagnostics of $E2E_NAME ================"
+  if [[ -f $E2E_TMP/scheduler.log ]]; then
+    echo "---- arbiter-scheduler log (last 80 lines of $E2E_TMP/scheduler.log) ----"
+    tail -n 80 "$E2E_TMP/scheduler.log"
+  fi
+  if [[ -n ${KUBECONFIG:-} && -f $KUBECONFIG ]]; then
+    echo "---- kubectl get pods,podgroups -A -o wide ----"
+    k get pods,podgroups -A -o wide 2>&1 || true
+    echo "---- PodGroup status ----"
+    k get podgroups -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name}: phase={.status.phase} scheduled={.status.scheduled} running={.status.running} succeeded={.status.succeeded}{"\n"}{range .status.conditions[*]}    {.type}={.status} {.reason}: {.message}{"\n"}{end}{end}' 2>&1 || true
+    echo "---- pending pods' PodScheduled condition ----"
+    k get pods -A --field-selector=status.phase=Pending -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name}: {range .status.conditions[?(@.type=="PodScheduled")]}{.status} {.reason}: {.message}{end}{"\n"}{end}' 2>&1 || true
+    echo "---- events (last 40) ----"
+    k get events -A --sort-by=.metadata.creationTimestamp 2>&1 | tail -n 40 || true
+  fi
+  echo "================ end of diagnostics ================"
+}
+
+# shellcheck disable=SC2317  # called by the EXIT trap
+e2e_teardown() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if ((rc != 0 && rc != 77)); then
+    e2e_dump
+  fi
+  e2e_stop_scheduler
+  if ((E2E_CLUSTER_STARTED)); then
+    local down_args=(--name "$E2E_NAME")
+    ((rc != 0)) && [[ ${ARBITER_KEEP_CLUSTER_LOGS:-0} == 1 ]] && down_args+=(--keep-logs)
+    "$E2E_ROOT/hack/cluster/down.sh" "${down_args[@]}" >/dev/null 2>&1 ||
+      echo "down.sh --name $E2E_NAME failed"
+  fi
+  if [[ -n $E2E_TMP && -d $E2E_TMP ]]; then
+    if ((rc == 0)) && [[ ${ARBITER_E2E_KEEP:-0} != 1 ]]; then
+      rm -rf "$E2E_TMP"
+    else
+      echo "logs kept in $E2E_TMP"
+    fi
+  fi
+  exit "$rc"
+}
+
+# e2e_done: the last line of a test.
+e2e_done() {
+  scheduler_alive
+  echo "PASSED: $(basename "$0" .sh): $E2E_CHECKS checks"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Polls with deadlines.
+
+# e2e_invariant [CMD...]: CMD must hold at every poll of wait_until and holds_for from now on
+# (e.g. "no group has between 1 and minMember-1 pods bound"); no argument clears it.
+e2e_invariant() { E2E_INVARIANT=("$@"); }
+
+_e2e_poll_checks() {
+  scheduler_alive
+  if ((${#E2E_INVARIANT[@]})) && ! "${E2E_INVARIANT[@]}"; then
+    fail "invariant broken: ${E2E_INVARIANT[*]}"
+  fi
+}
+
+# wait_until DESC TIMEOUT_S CMD...: polls CMD until it succeeds; fails the test after TIMEOUT_S.
+wait_until() {
+  local desc=$1 timeout=$2
+  shift 2
+  local start
+  start=$(now_ms)
+  local deadline=$((start + timeout * 1000))
+  while true; do
+    _e2e_poll_checks
+    if "$@"; then
+      pass "$desc (after $(($(now_ms) - start)) ms)"
+      return 0
+    fi
+    (($(now_ms) >= deadline)) && fail "$desc: not true within ${timeout} s"
+    sleep "$E2E_POLL"
+  done
+}
+
+# holds_for DESC SECONDS CMD...: CMD must succeed at every poll during SECONDS (several
+# scheduling sessions at --period 1s); fails the test at the first poll where it does not.
+holds_for() {
+  local desc=$1 seconds=$2
+  shift 2
+  local deadline=$(($(now_ms) + seconds * 1000)) polls=0
+  while (($(now_ms) < deadline)); do
+    _e2e_poll_checks
+    "$@" || fail "$desc: stopped holding after $polls polls"
+    polls=$((polls + 1))
+    sleep "$E2E_POLL"
+  done
+  pass "$desc (held for ${seconds} s, $polls polls)"
+}
+
+# expect DESC CMD...: CMD must succeed now.
+expect() {
+  local desc=$1
+  shift
+  "$@" || fail "$desc"
+  pass "$desc"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Reading state (namespace e2e).
+
+# pods_table SELECTOR: "name node phase" per pod matching the label selector; node is <none>
+# while unbound.
+pods_table() {
+  kn get pods -l "$1" --no-headers \
+    -o custom-columns=N:.metadata.name,NODE:.spec.nodeName,PHASE:.status.phase
+}
+# bound_count SELECTOR: pods with a node (any phase: a Succeeded pod stays placed).
+bound_count() { pods_table "$1" | awk '$2 != "<none>"' | wc -l; }
+pod_count() { pods_table "$1" | wc -l; }
+# phase_count SELECTOR PHASE
+phase_count() { pods_table "$1" | awk -v p="$2" '$3 == p' | wc -l; }
+pod_count_is() { (($(pod_count "$1") == $2)); }
+bound_is() { (($(bound_count "$1") == $2)); }
+phase_is() { (($(phase_count "$1" "$2") == $3)); }
+# bound_in SELECTOR N...: the number of bound pods is one of N...
+bound_in() {
+  local n want
+  n=$(bound_count "$1")
+  shift
+  for want in "$@"; do ((n == want)) && return 0; done
+  return 1
+}
+# nodes_of SELECTOR: the nodes of the bound pods, one a line.
+nodes_of() { pods_table "$1" | awk '$2 != "<none>" {print $2}'; }
+pod_node() { kn get pod "$1" -o jsonpath='{.spec.nodeName}'; }
+pod_phase() { kn get pod "$1" -o jsonpath='{.status.phase}'; }
+pod_phase_is() { [[ $(pod_phase "$1") == "$2" ]]; }
+pod_gone() { ! kn get pod "$1" >/dev/null 2>&1; }
+pod_unbound() { [[ -z $(pod_node "$1") ]]; }
+# pod_condition POD TYPE FIELD: e.g. pod_condition big PodScheduled reason
+pod_condition() {
+  kn get pod "$1" -o jsonpath="{.status.conditions[?(@.type==\"$2\")].$3}"
+}
+# pod_message_matches POD ERE: the PodScheduled condition's message matches ERE (ignoring case).
+pod_message_matches() { pod_condition "$1" PodScheduled message | grep -qiE -- "$2"; }
+pod_priority_is() { [[ $(kn get pod "$1" -o jsonpath='{.spec.priority}') == "$2" ]]; }
+pod_unschedulable() {
+  [[ $(pod_condition "$1" PodScheduled status) == False &&
+     $(pod_condition "$1" PodScheduled reason) == Unschedulable ]]
+}
+# pod_events POD: "type|reason|reportingComponent|source|message" per event about the pod.
+pod_events() {
+  kn get events --field-selector "involvedObject.kind=Pod,involvedObject.name=$1" \
+    -o jsonpath='{range .items[*]}{.type}|{.reason}|{.reportingComponent}|{.source.component}|{.message}{"\n"}{end}'
+}
+# event_messages POD TYPE REASON: the messages of the pod's events of that type and reason.
+event_messages() {
+  pod_events "$1" | awk -F'|' -v t="$2" -v r="$3" '$1 == t && $2 == r {
+    m = $5; for (i = 6; i <= NF; i++) m = m "|" $i; print m }'
+}
+# has_event POD TYPE REASON [MESSAGE_ERE]: such an event exists (with a message matching ERE).
+has_event() { event_messages "$1" "$2" "$3" | grep -qE -- "${4:-.*}"; }
+# event_reporter_is POD REASON ERE: the event's reportingComponent or source names ERE.
+event_reporter_is() {
+  pod_events "$1" | awk -F'|' -v r="$2" '$2 == r {print $3 " " $4}' | grep -qiE -- "$3"
+}
+pg_field() { kn get podgroup "$1" -o jsonpath="{$2}"; }
+pg_running_is() { pg_phase_is "$1" Running && [[ $(pg_field "$1" .status.running) == "$2" ]]; }
+pg_phase_is() { [[ $(pg_field "$1" .status.phase) == "$2" ]]; }
+# pg_condition PG TYPE FIELD
+pg_condition() { pg_field "$1" ".status.conditions[?(@.type==\"$2\")].$3"; }
+pg_unschedulable() { [[ $(pg_condition "$1" Unschedulable status) == True ]]; }
+# pg_message_matches PG TYPE ERE: the condition's message matches ERE (case-insensitive).
+pg_message_matches() { pg_condition "$1" "$2" message | grep -qiE -- "$3"; }
+# distinct_nodes SELECTOR N: the bound pods are on N different nodes.
+distinct_nodes() { (($(nodes_of "$1" | sort -u | wc -l) == $2)); }
+
+# ---------------------------------------------------------------------------------------------
+# Writing manifests (applied with `apply_yaml`).
+
+# pod_yaml NAME key=value...: a pod in namespace e2e. Keys: cpu (request, default 100m),
+# memory, group (arbiter.dev/pod-group), task (arbiter.dev/task), priority (priorityClassName),
+# scheduler (default arbiter), node (spec.nodeName), runfor (arbiter.dev/run-for), labels
+# (extra "k: v" pairs, comma-separated), node_selector ("k: v").
+pod_yaml() {
+  local name=$1
+  shift
+  local cpu=100m memory="" group="" task="" priority="" scheduler=arbiter node="" runfor=""
+  local labels="" node_selector="" kv
+  for kv in "$@"; do
+    case $kv in
+      cpu=*) cpu=${kv#*=} ;;
+      memory=*) memory=${kv#*=} ;;
+      group=*) group=${kv#*=} ;;
+      task=*) task=${kv#*=} ;;
+      priority=*) priority=${kv#*=} ;;
+      scheduler=*) scheduler=${kv#*=} ;;
+      node=*) node=${kv#*=} ;;
+      runfor=*) runfor=${kv#*=} ;;
+      labels=*) labels=${kv#*=} ;;
+      node_selector=*) node_selector=${kv#*=} ;;
+      *) fail "pod_yaml: unknown key $kv" ;;
+    esac
+  done
+  echo "---"
+  echo "apiVersion: v1"
+  echo "kind: Pod"
+  echo "metadata:"
+  echo "  name: $name"
+  echo "  namespace: $E2E_NS"
+  echo "  labels:"
+  echo "    e2e: \"true\""
+  [[ -n $group ]] && echo "    arbiter.dev/pod-group: $group"
+  [[ -n $task ]] && echo "    arbiter.dev/task: $task"
+  if [[ -n $labels ]]; then
+    local l
+    IFS=, read -ra l <<<"$labels"
+    printf '    %s\n' "${l[@]}"
+  fi
+  [[ -n $runfor ]] && printf '  annotations:\n    arbiter.dev/run-for: "%s"\n' "$runfor"
+  echo "spec:"
+  echo "  schedulerName: $scheduler"
+  echo "  restartPolicy: Never"
+  echo "  terminationGracePeriodSeconds: 0"
+  [[ -n $node ]] && echo "  nodeName: $node"
+  [[ -n $priority ]] && echo "  priorityClassName: $priority"
+  [[ -n $node_selector ]] && echo "  nodeSelector: {$node_selector}"
+  echo "  containers:"
+  echo "  - name: main"
+  echo "    image: registry.k8s.io/pause:3.10"
+  echo "    resources:"
+  echo "      requests: {cpu: \"$cpu\"${memory:+, memory: \"$memory\"}}"
+}
+
+# pg_yaml NAME MIN [MIN_TASK_MEMBER]: a PodGroup; MIN_TASK_MEMBER is a flow map, e.g. "{ps: 1}".
+pg_yaml() {
+  echo "---"
+  echo "apiVersion: arbiter.dev/v1alpha1"
+  echo "kind: PodGroup"
+  echo "metadata: {name: $1, namespace: $E2E_NS}"
+  echo "spec:"
+  echo "  minMember: $2"
+  [[ -n ${3:-} ]] && echo "  minTaskMember: $3"
+  return 0
+}
+
+# priorityclass_yaml NAME VALUE
+priorityclass_yaml() {
+  printf -- '---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: %s}\nvalue: %s\n' \
+    "$1" "$2"
+}
+
+# apply_yaml: creates the manifests on stdin in one kubectl call (kept in $E2E_TMP).
+apply_yaml() {
+  local file
+  file=$(mktemp "$E2E_TMP/manifest.XXXXXX.yaml")
+  cat >"$file"
+  k create -f "$file" >/dev/null || fail "kubectl create -f $file failed"
+}
