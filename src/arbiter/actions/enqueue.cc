@@ -20,7 +20,7 @@ void EnqueueAction::Execute(Session& session) {
     if (job.group == nullptr) continue;
     if (session.job_phase(j) == PodGroupPhase::kPending) {
       pending.push_back(j);
-    } else if (session.job_phase(j) == PodGroupPhase::kInqueue && !session.JobReady(j)) {
+    } else if (session.HoldsReservation(j)) {
       reserved.Add(session.MinimumRequest(j));
     }
   }

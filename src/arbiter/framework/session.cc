@@ -204,6 +204,14 @@ ResourceVector Session::MinimumRequest(JobIndex j) const {
   return need;
 }
 
+bool Session::HoldsReservation(JobIndex j) const {
+  const JobInfo& info = job(j);
+  if (info.group == nullptr || job_phase(j) != PodGroupPhase::kInqueue || JobReady(j)) return false;
+  if (JobInvalid(j).has_value()) return false;
+  const Condition* c = FindCondition(info.group->status.conditions, "Unschedulable");
+  return c == nullptr || !c->IsTrue();
+}
+
 bool Session::QueueBefore(QueueIndex a, QueueIndex b) const {
   if (a == b) return false;
   const int c = FirstDecidingTier(plugins_.queue_order, [&](const QueueOrderExtension& p) {
@@ -457,14 +465,44 @@ SessionResult Session::Finish() {
     result.unschedulable.push_back(
         {info.namespace_name(), info.name(), info.uid(), "FailedScheduling", std::move(message)});
   }
+  const std::size_t queue_count = snapshot_.queues.size();
+  std::vector<QueueStatus> queues(queue_count);
+  std::vector<ResourceVector> allocated(queue_count);
+  std::vector<ResourceVector> used(queue_count);
   for (std::size_t i = 0; i < snapshot_.jobs.size(); ++i) {
     const auto j = static_cast<JobIndex>(i);
     const JobInfo& info = job(j);
+    const auto q = static_cast<std::size_t>(info.queue_index);
+    if (info.queue_index != kNoQueue) {
+      for (TaskIndex t : info.tasks) {
+        if (HoldsNode(task_state(t))) allocated[q].Add(task(t).request);
+        if (task_state(t) == TaskState::kRunning) used[q].Add(task(t).request);
+      }
+    }
     if (info.group == nullptr) continue;
     PodGroupStatus status = ComputeGroupStatus(j);
+    if (info.queue_index != kNoQueue) {
+      queues[q].pending += status.phase == PodGroupPhase::kPending ? 1 : 0;
+      queues[q].inqueue += status.phase == PodGroupPhase::kInqueue ? 1 : 0;
+      queues[q].running += status.phase == PodGroupPhase::kRunning ? 1 : 0;
+    }
     if (status != info.group->status) {
       result.group_updates.push_back({info.namespace_name, info.name, std::move(status)});
     }
+  }
+  for (std::size_t q = 0; q < queue_count; ++q) {
+    const Queue& queue = *snapshot_.queues[q].queue;
+    QueueStatus& status = queues[q];
+    const auto index = static_cast<QueueIndex>(q);
+    if (std::optional<ResourceVector> deserved = QueueDeserved(index)) {
+      status.deserved = snapshot_.resources.ToList(*deserved);
+    } else {
+      status.deserved = queue.status.deserved;
+    }
+    status.allocated = snapshot_.resources.ToList(allocated[q]);
+    status.used = snapshot_.resources.ToList(used[q]);
+    if (status != queue.status)
+      result.queue_updates.push_back({queue.meta.name, std::move(status)});
   }
   result.stats = stats_;
   result.stats.tasks_bound = static_cast<std::int64_t>(result.binds.size());

@@ -79,6 +79,11 @@ class Session {
   // What the job needs to start: its minResources, or else the requests of the pending tasks
   // (in task order) that would bring it to minMember.
   ResourceVector MinimumRequest(JobIndex j) const;
+  // Whether an admitted group still holds a reservation of its MinimumRequest for admission: it
+  // is Inqueue, below its minimum, able to start (not invalid), and not already found
+  // unplaceable (its Unschedulable condition is not True). A gang that cannot start holds nothing,
+  // so it never keeps later groups out.
+  bool HoldsReservation(JobIndex j) const;
 
   // Plugin dispatch (see plugin.h for how tiers combine).
   bool QueueBefore(QueueIndex a, QueueIndex b) const;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arbiter/model/pod_group.h"
+#include "arbiter/model/queue.h"
 
 namespace arbiter {
 
@@ -38,6 +39,14 @@ struct PodGroupUpdate {
   PodGroupStatus status;
 };
 
+// A Queue's status as this session leaves it (deserved from the proportion plugin; allocated: the
+// requests of its pods holding nodes, this session's placements included; used: of its running
+// pods; counts of its PodGroups by phase), emitted only when it differs from the snapshot's.
+struct QueueUpdate {
+  std::string name;
+  QueueStatus status;
+};
+
 struct SessionStats {
   std::int64_t jobs_considered = 0;
   std::int64_t jobs_committed = 0;
@@ -50,6 +59,7 @@ struct SessionResult {
   std::vector<BindDecision> binds;
   std::vector<PodVerdict> unschedulable;
   std::vector<PodGroupUpdate> group_updates;
+  std::vector<QueueUpdate> queue_updates;
   SessionStats stats;
 };
 

@@ -82,7 +82,7 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
     }
     demands[q].request.Add(asks);
     queues_[q].request.Add(asks);
-    if (session.job_phase(j) == PodGroupPhase::kInqueue && !session.JobReady(j)) {
+    if (session.HoldsReservation(j)) {
       queues_[q].reserved.Add(session.MinimumRequest(j));
     }
   }

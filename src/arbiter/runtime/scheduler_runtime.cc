@@ -218,6 +218,7 @@ void SchedulerRuntime::RunSession() {
   for (const PodGroupUpdate& update : result.group_updates) {
     status_writer_.WritePodGroupStatus(update);
   }
+  for (const QueueUpdate& update : result.queue_updates) status_writer_.WriteQueueStatus(update);
   const Clock::MonotonicTime applied = clock_.MonotonicNow();
   const std::uint64_t n = ++sessions_;
 

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "arbiter/resource/resource_name.h"
+
 namespace arbiter::runtime {
 namespace {
 
@@ -38,7 +40,41 @@ nlohmann::json StatusObject(const PodGroupStatus& status) {
   };
 }
 
+nlohmann::json ResourcesJson(const ResourceList& list) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const ResourceEntry& e : list.entries()) {
+    out[e.name] = FromCanonical(e.name, e.amount).ToString();
+  }
+  return out;
+}
+
+nlohmann::json QueueStatusObject(const QueueStatus& status) {
+  return {
+      {"deserved", ResourcesJson(status.deserved)},
+      {"allocated", ResourcesJson(status.allocated)},
+      {"used", ResourcesJson(status.used)},
+      {"pending", status.pending},
+      {"inqueue", status.inqueue},
+      {"running", status.running},
+  };
+}
+
 }  // namespace
+
+std::string QueueStatusJson(const QueueStatus& status) { return Dump(QueueStatusObject(status)); }
+
+StatusOr<std::string> ReplaceQueueStatus(const std::string& object_json,
+                                         const QueueStatus& status) {
+  nlohmann::json object = nlohmann::json::parse(object_json, nullptr, /*allow_exceptions=*/false);
+  if (!object.is_object()) {
+    return InvalidArgumentError("Queue: the API server's answer is not a JSON object");
+  }
+  nlohmann::json wanted = QueueStatusObject(status);
+  auto current = object.find("status");
+  if (current != object.end() && *current == wanted) return object_json;
+  object["status"] = std::move(wanted);
+  return Dump(object);
+}
 
 std::string FormatRfc3339(Clock::WallTime t) {
   auto seconds = std::chrono::floor<std::chrono::seconds>(t.time_since_epoch());

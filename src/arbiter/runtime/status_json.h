@@ -16,6 +16,7 @@
 #include "arbiter/base/status.h"
 #include "arbiter/model/object_meta.h"
 #include "arbiter/model/pod_group.h"
+#include "arbiter/model/queue.h"
 
 namespace arbiter::runtime {
 
@@ -37,6 +38,13 @@ std::string PodGroupStatusJson(const PodGroupStatus& status);
 // INVALID_ARGUMENT when `object_json` is not a JSON object.
 StatusOr<std::string> ReplacePodGroupStatus(const std::string& object_json,
                                             const PodGroupStatus& status);
+
+// A Queue's status as the CRD spells it: resource lists as Kubernetes quantity strings
+//   {"deserved":{"cpu":"6","memory":"12Gi"},"allocated":{...},"used":{...},
+//    "pending":1,"inqueue":0,"running":2}
+std::string QueueStatusJson(const QueueStatus& status);
+// As ReplacePodGroupStatus, for a Queue.
+StatusOr<std::string> ReplaceQueueStatus(const std::string& object_json, const QueueStatus& status);
 
 // The reason and condition kube-scheduler writes on a pod it cannot place.
 inline constexpr std::string_view kPodScheduledCondition = "PodScheduled";

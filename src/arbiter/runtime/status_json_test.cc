@@ -158,3 +158,37 @@ TEST(TruncateUtf8Test, NeverSplitsACharacter) {
 
 }  // namespace
 }  // namespace arbiter::runtime
+
+namespace arbiter::runtime {
+namespace {
+
+TEST(QueueStatusJsonTest, QuantitiesAsKubernetesPrintsThem) {
+  QueueStatus status;
+  status.deserved = ResourceList({{"cpu", 6000}, {"memory", std::int64_t{12} << 30}});
+  status.allocated = ResourceList({{"cpu", 1500}});
+  status.pending = 1;
+  status.running = 2;
+  EXPECT_EQ(nlohmann::json::parse(QueueStatusJson(status)),
+            nlohmann::json::parse(R"({"deserved":{"cpu":"6","memory":"12Gi"},
+                                      "allocated":{"cpu":"1500m"},"used":{},
+                                      "pending":1,"inqueue":0,"running":2})"));
+}
+
+TEST(ReplaceQueueStatusTest, UnchangedStatusWritesNothing) {
+  QueueStatus status;
+  status.allocated = ResourceList({{"cpu", 1000}});
+  const std::string object =
+      R"({"metadata":{"name":"q","resourceVersion":"7"},"spec":{"weight":1},"status":)" +
+      QueueStatusJson(status) + "}";
+  StatusOr<std::string> same = ReplaceQueueStatus(object, status);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(*same, object);
+  status.running = 1;
+  StatusOr<std::string> changed = ReplaceQueueStatus(object, status);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_EQ(nlohmann::json::parse(*changed)["status"]["running"], 1);
+  EXPECT_EQ(nlohmann::json::parse(*changed)["metadata"]["resourceVersion"], "7");
+}
+
+}  // namespace
+}  // namespace arbiter::runtime

@@ -10,6 +10,7 @@ StatusWriter::StatusWriter(k8s::ApiClient& api, const Clock& clock, StatusWriter
     : api_(api),
       clock_(clock),
       groups_(options.remember_for),
+      queues_(options.remember_for),
       pods_(options.remember_for),
       queue_("status-writer", options.capacity) {}
 
@@ -23,6 +24,28 @@ void StatusWriter::WritePodGroupStatus(const PodGroupUpdate& update) {
   bool queued =
       queue_.Enqueue("podgroup " + key, [this, key, update] { return WriteGroup(key, update); });
   if (!queued) groups_.Forget(key, update.status);
+}
+
+void StatusWriter::WriteQueueStatus(const QueueUpdate& update) {
+  if (!queues_.Claim(update.name, update.status, clock_.MonotonicNow())) return;
+  bool queued =
+      queue_.Enqueue("queue " + update.name, [this, update] { return WriteQueueObject(update); });
+  if (!queued) queues_.Forget(update.name, update.status);
+}
+
+Status StatusWriter::WriteQueueObject(const QueueUpdate& update) {
+  Status written = k8s::UpdateStatus(
+      api_, "/apis/arbiter.dev/v1alpha1/queues/" + update.name,
+      [&update](const std::string& current) { return ReplaceQueueStatus(current, update.status); });
+  if (written.ok()) {
+    ARBITER_VLOG(3) << "wrote queue status queue=" << update.name;
+    return written;
+  }
+  queues_.Forget(update.name, update.status);
+  if (written.code() == StatusCode::kNotFound) return Status::Ok();  // deleted meanwhile
+  ARBITER_LOG(kWarning) << "queue status write failed queue=" << update.name
+                        << " error=" << written;
+  return written;
 }
 
 Status StatusWriter::WriteGroup(const std::string& key, const PodGroupUpdate& update) {

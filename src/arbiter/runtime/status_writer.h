@@ -42,6 +42,8 @@ class StatusWriter {
 
   // Queues the write of update.status to the PodGroup, unless it was just written.
   void WritePodGroupStatus(const PodGroupUpdate& update);
+  // Queues the write of a Queue's status, unless it was just written.
+  void WriteQueueStatus(const QueueUpdate& update);
 
   // Queues PodScheduled=False/Unschedulable with the verdict's message on its pod, unless
   // `observed` (the pod's conditions as the snapshot saw them) or a recent write already say so.
@@ -56,11 +58,13 @@ class StatusWriter {
 
  private:
   Status WriteGroup(const std::string& key, const PodGroupUpdate& update);
+  Status WriteQueueObject(const QueueUpdate& update);
   Status PatchPod(const std::string& key, const PodVerdict& verdict, const std::string& patch);
 
   k8s::ApiClient& api_;
   const Clock& clock_;
   RecentWrites<PodGroupStatus> groups_;  // by namespace/name
+  RecentWrites<QueueStatus> queues_;     // by name
   RecentWrites<std::string> pods_;       // by uid: the message written
   WriteQueue queue_;                     // last: its thread uses the members above
 };

@@ -1,0 +1,72 @@
+// The invariants of ARCHITECTURE.md §6 ("nothing lost"), checked on a SimulatedCluster after a
+// session has been applied. Each violation says which invariant and names the objects involved;
+// an empty result means every invariant held. Used by RunScenario after every session and by the
+// randomized contention test.
+//
+// What is checked, and precisely:
+//   * binds: the simulated API server refused none (a pod bound twice, a pod or node gone), and
+//     none was of another scheduler's pod; every bind went to an existing node that is Ready and
+//     schedulable, whose labels match the pod's nodeSelector and required node affinity, whose
+//     NoSchedule/NoExecute taints the pod tolerates, and where none of the pod's host ports is
+//     taken by another pod;
+//   * capacity: on every node that received a bind, the requests of the non-terminal pods bound
+//     there (every scheduler's) fit its allocatable, for every resource a pod bound there by this
+//     session requests (pods included). A node that others overcommitted is not the scheduler's
+//     doing; a bind onto it that adds to the excess is;
+//   * gangs, for every PodGroup: a pod of the group "counts" when it is this scheduler's and is on
+//     a node and not finished, or Succeeded (what the gang plugin counts).
+//       - a group this session bound pods of counts at least minMember pods, and at least
+//         minTaskMember of each task (the scheduler never starts a gang partially);
+//       - a group not in `disturbed` never counts between 1 and minMember-1. `disturbed` holds
+//         the groups whose pods the workload itself deleted, failed or pre-bound: those can be
+//         left partial by the workload, not by the scheduler;
+//   * verdicts: every pod of this scheduler still pending after the session (on no node, phase
+//     Pending, not being deleted) carries a reason: a FailedScheduling verdict from this session,
+//     or its PodGroup's Unschedulable condition True after the session (while a group's pods may
+//     still be arriving, only the group is told). kOwnVerdict when the pod has neither but others
+//     of its group have verdicts; kVerdict when its group got no word at all. No pod has two
+//     verdicts, and no pod bound by the session has one.
+//
+//   SessionRecord record = cluster.RunSession();
+//   for (const Violation& v : CheckSessionInvariants(cluster, record, disturbed)) {
+//     ADD_FAILURE() << ToString(v);   // "gang: gang default/g started partially: ..."
+//   }
+//
+// Thread safety: a pure function of its arguments.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arbiter/sim/scenario_runner.h"
+
+namespace arbiter::sim {
+
+enum class Invariant : std::uint8_t {
+  kBind,        // a bind refused by the API server, or of another scheduler's pod
+  kPlacement,   // a bind broke a placement rule
+  kCapacity,    // a node over its allocatable
+  kGang,        // a gang below its minimum
+  kVerdict,     // a pending pod without a verdict, in a group the session did not report on
+  kOwnVerdict,  // a pending pod without a verdict, though others of its group have one
+};
+
+std::string_view InvariantName(Invariant invariant);
+
+struct Violation {
+  Invariant invariant = Invariant::kBind;
+  std::string message;
+};
+
+// "<invariant name>: <message>".
+std::string ToString(const Violation& violation);
+
+// `disturbed`: PodGroup keys (namespace/name), see above.
+std::vector<Violation> CheckSessionInvariants(const SimulatedCluster& cluster,
+                                              const SessionRecord& record,
+                                              const std::set<std::string>& disturbed);
+
+}  // namespace arbiter::sim

@@ -1,0 +1,317 @@
+#include "arbiter/sim/scenario_runner.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "arbiter/actions/builtin.h"
+#include "arbiter/cache/snapshot.h"
+#include "arbiter/plugins/builtin.h"
+#include "arbiter/sim/invariants.h"
+
+namespace arbiter::sim {
+
+SimulatedCluster::SimulatedCluster() : cache_(CacheOptions()) {}
+
+StatusOr<std::unique_ptr<SimulatedCluster>> SimulatedCluster::Create(
+    const SchedulerConfig& config) {
+  std::unique_ptr<SimulatedCluster> cluster(new SimulatedCluster());
+  RegisterBuiltinPlugins(cluster->registry_);
+  RegisterBuiltinActions(cluster->registry_);
+  ARBITER_ASSIGN_OR_RETURN(cluster->scheduler_, Scheduler::Create(config, cluster->registry_));
+  Queue default_queue;
+  default_queue.meta.name = std::string(kDefaultQueueName);
+  default_queue.meta.uid = "queue/" + default_queue.meta.name;
+  cluster->Add(default_queue);
+  return cluster;
+}
+
+void SimulatedCluster::Add(const Node& node) {
+  nodes_[node.meta.name] = node;
+  cache_.UpsertNode(node);
+}
+
+void SimulatedCluster::Add(const Queue& queue) { cache_.UpsertQueue(queue); }
+
+void SimulatedCluster::Add(const PriorityClass& priority_class) {
+  cache_.UpsertPriorityClass(priority_class);
+}
+
+void SimulatedCluster::Add(const PodGroup& group) {
+  groups_[group.meta.Key()] = group;
+  cache_.UpsertPodGroup(group);
+}
+
+void SimulatedCluster::Add(const Pod& pod) {
+  pods_[pod.meta.uid] = pod;
+  cache_.UpsertPod(pod);
+}
+
+Status SimulatedCluster::DeletePod(const std::string& uid) {
+  auto it = pods_.find(uid);
+  if (it == pods_.end()) return NotFoundError("no pod with uid " + uid);
+  cache_.DeletePod(it->second);
+  pods_.erase(it);
+  return Status::Ok();
+}
+
+Status SimulatedCluster::FinishPod(const std::string& uid, PodPhase phase) {
+  auto it = pods_.find(uid);
+  if (it == pods_.end()) return NotFoundError("no pod with uid " + uid);
+  it->second.status.phase = phase;
+  cache_.UpsertPod(it->second);
+  return Status::Ok();
+}
+
+SessionRecord SimulatedCluster::RunSession() {
+  now_ += std::chrono::seconds(1);
+  ++sessions_run_;
+  SessionRecord record;
+  // The cache hands back its last snapshot while nothing changed: the session's time is ours.
+  std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now_);
+  record.result = scheduler_->RunSession(*snapshot, now_);
+  for (const BindDecision& bind : record.result.binds) {
+    auto it = pods_.find(bind.pod_uid);
+    const std::string who = "pod " + bind.namespace_name + "/" + bind.pod_name;
+    if (it == pods_.end()) {
+      record.refused_binds.push_back(who + ": bound to " + bind.node_name + " but it is gone");
+      continue;
+    }
+    Pod& pod = it->second;
+    if (!pod.spec.node_name.empty()) {
+      record.refused_binds.push_back(who + ": bound twice (on " + pod.spec.node_name +
+                                     ", bound again to " + bind.node_name + ")");
+      continue;
+    }
+    if (!nodes_.contains(bind.node_name)) {
+      record.refused_binds.push_back(who + ": bound to " + bind.node_name +
+                                     ", which does not exist");
+      continue;
+    }
+    pod.spec.node_name = bind.node_name;
+    pod.status.phase = PodPhase::kRunning;
+    cache_.UpsertPod(pod);
+  }
+  for (const PodGroupUpdate& update : record.result.group_updates) {
+    auto it = groups_.find(update.namespace_name + "/" + update.name);
+    if (it == groups_.end()) continue;  // deleted meanwhile: the API server says NotFound
+    it->second.status = update.status;
+    cache_.UpsertPodGroup(it->second);
+  }
+  return record;
+}
+
+namespace {
+
+bool Terminal(const Pod& pod) {
+  return pod.status.phase == PodPhase::kSucceeded || pod.status.phase == PodPhase::kFailed;
+}
+
+std::string GroupKeyOf(const Pod& pod) {
+  const std::string group = PodGroupNameOf(pod);
+  return group.empty() ? "" : pod.meta.namespace_name + "/" + group;
+}
+
+std::string JoinNodes(const std::vector<std::string>& nodes) {
+  std::string out;
+  for (const std::string& n : nodes) out += (out.empty() ? "" : " or ") + n;
+  return out;
+}
+
+// Checks one session's expectations against the cluster after it; appends failures.
+class ExpectationChecker {
+ public:
+  ExpectationChecker(const SimulatedCluster& cluster, const SessionRecord& record,
+                     std::vector<std::string>& failures)
+      : cluster_(cluster), record_(record), failures_(failures) {}
+
+  void Check(const Expectation& e) {
+    for (const BindExpectation& b : e.binds) CheckBind(b);
+    if (e.bind_count.has_value() &&
+        static_cast<std::int64_t>(record_.result.binds.size()) != *e.bind_count) {
+      Fail("expected " + std::to_string(*e.bind_count) + " binds, got " +
+           std::to_string(record_.result.binds.size()) + BindList());
+    }
+    for (const auto& [group, expected] : e.bound_count) {
+      std::int32_t n = 0;
+      for (const auto& [uid, pod] : cluster_.pods()) {
+        n += (GroupKeyOf(pod) == group && !pod.spec.node_name.empty() && !Terminal(pod)) ? 1 : 0;
+      }
+      if (n != expected) {
+        Fail("expected " + std::to_string(expected) + " pods of " + group + " on nodes, got " +
+             std::to_string(n));
+      }
+    }
+    for (const std::string& pod : e.bound) {
+      const Pod* p = FindPod(pod);
+      if (p == nullptr || p->spec.node_name.empty()) {
+        Fail("expected " + pod + " on a node, but it is on none" + VerdictOf(pod));
+      }
+    }
+    for (const std::string& pod : e.unbound) {
+      const Pod* p = FindPod(pod);
+      if (p != nullptr && !p->spec.node_name.empty()) {
+        Fail("expected " + pod + " on no node, but it is on " + p->spec.node_name);
+      }
+    }
+    for (const auto& [group, phase] : e.phases) CheckPhase(group, phase);
+    for (const ConditionExpectation& c : e.conditions) CheckCondition(c);
+    for (const auto& [pod, text] : e.failed_scheduling) CheckVerdict(pod, text);
+  }
+
+ private:
+  void Fail(const std::string& what) { failures_.push_back(what); }
+
+  const Pod* FindPod(const std::string& uid) const {
+    auto it = cluster_.pods().find(uid);
+    return it == cluster_.pods().end() ? nullptr : &it->second;
+  }
+
+  const PodVerdict* FindVerdict(const std::string& uid) const {
+    for (const PodVerdict& v : record_.result.unschedulable) {
+      if (v.pod_uid == uid) return &v;
+    }
+    return nullptr;
+  }
+
+  std::string VerdictOf(const std::string& uid) const {
+    const PodVerdict* v = FindVerdict(uid);
+    return v == nullptr ? " (and no verdict)" : " (verdict: " + v->message + ")";
+  }
+
+  std::string BindList() const {
+    std::string out;
+    for (const BindDecision& b : record_.result.binds) {
+      out += (out.empty() ? ": " : ", ") + b.namespace_name + "/" + b.pod_name + "->" + b.node_name;
+    }
+    return out;
+  }
+
+  void CheckBind(const BindExpectation& b) {
+    for (const BindDecision& d : record_.result.binds) {
+      if (d.pod_uid != b.pod) continue;
+      if (std::find(b.nodes.begin(), b.nodes.end(), d.node_name) == b.nodes.end()) {
+        Fail("expected " + b.pod + " bound to " + JoinNodes(b.nodes) + ", but it was bound to " +
+             d.node_name);
+      }
+      return;
+    }
+    Fail("expected " + b.pod + " bound to " + JoinNodes(b.nodes) + " by this session, but it " +
+         "was not" + VerdictOf(b.pod));
+  }
+
+  void CheckPhase(const std::string& group, PodGroupPhase phase) {
+    auto it = cluster_.groups().find(group);
+    if (it == cluster_.groups().end()) {
+      Fail("expected pod group " + group + " in phase " + std::string(PodGroupPhaseName(phase)) +
+           ", but there is no such PodGroup");
+      return;
+    }
+    if (it->second.status.phase != phase) {
+      Fail("expected pod group " + group + " in phase " + std::string(PodGroupPhaseName(phase)) +
+           ", got " + std::string(PodGroupPhaseName(it->second.status.phase)));
+    }
+  }
+
+  void CheckCondition(const ConditionExpectation& c) {
+    auto it = cluster_.groups().find(c.group);
+    const Condition* found = it == cluster_.groups().end()
+                                 ? nullptr
+                                 : FindCondition(it->second.status.conditions, c.type);
+    const std::string what = "pod group " + c.group + " condition " + c.type;
+    if (found == nullptr) {
+      Fail("expected " + what + ", but it has none");
+      return;
+    }
+    if (c.status.has_value() && found->status != *c.status) {
+      Fail("expected " + what + " status " + *c.status + ", got " + found->status);
+    }
+    if (c.reason.has_value() && found->reason != *c.reason) {
+      Fail("expected " + what + " reason " + *c.reason + ", got " + found->reason);
+    }
+    if (found->message.find(c.message) == std::string::npos) {
+      Fail("expected " + what + " message to contain \"" + c.message + "\", got \"" +
+           found->message + "\"");
+    }
+  }
+
+  void CheckVerdict(const std::string& pod, const std::string& text) {
+    const PodVerdict* v = FindVerdict(pod);
+    if (v == nullptr) {
+      Fail("expected a FailedScheduling verdict for " + pod + ", but this session gave none");
+    } else if (v->message.find(text) == std::string::npos) {
+      Fail("expected the FailedScheduling verdict for " + pod + " to contain \"" + text +
+           "\", got \"" + v->message + "\"");
+    }
+  }
+
+  const SimulatedCluster& cluster_;
+  const SessionRecord& record_;
+  std::vector<std::string>& failures_;
+};
+
+Status ApplyEvents(const ScenarioStep& step, SimulatedCluster& cluster,
+                   std::set<std::string>& disturbed) {
+  auto disturb = [&](const std::string& uid) {
+    auto it = cluster.pods().find(uid);
+    if (it != cluster.pods().end()) {
+      if (std::string key = GroupKeyOf(it->second); !key.empty()) disturbed.insert(key);
+    }
+  };
+  for (const std::string& uid : step.delete_pods) {
+    disturb(uid);
+    ARBITER_RETURN_IF_ERROR(cluster.DeletePod(uid));
+  }
+  for (const std::string& uid : step.succeed_pods) {
+    ARBITER_RETURN_IF_ERROR(cluster.FinishPod(uid, PodPhase::kSucceeded));
+  }
+  for (const std::string& uid : step.fail_pods) {
+    disturb(uid);
+    ARBITER_RETURN_IF_ERROR(cluster.FinishPod(uid, PodPhase::kFailed));
+  }
+  for (const Node& node : step.add_nodes) cluster.Add(node);
+  for (const PodGroup& group : step.add_groups) cluster.Add(group);
+  for (const Pod& pod : step.add_pods) {
+    if (!pod.spec.node_name.empty()) disturbed.insert(GroupKeyOf(pod));
+    cluster.Add(pod);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<ScenarioOutcome> RunScenario(const Scenario& scenario) {
+  ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<SimulatedCluster> cluster,
+                           SimulatedCluster::Create(scenario.config));
+  std::set<std::string> disturbed;
+  for (const Node& node : scenario.nodes) cluster->Add(node);
+  for (const PriorityClass& pc : scenario.priority_classes) cluster->Add(pc);
+  for (const Queue& queue : scenario.queues) cluster->Add(queue);
+  for (const PodGroup& group : scenario.groups) cluster->Add(group);
+  for (const Pod& pod : scenario.pods) {
+    if (!pod.spec.node_name.empty()) disturbed.insert(GroupKeyOf(pod));
+    cluster->Add(pod);
+  }
+  ScenarioOutcome outcome;
+  for (const ScenarioStep& step : scenario.steps) {
+    if (Status s = ApplyEvents(step, *cluster, disturbed); !s.ok()) {
+      outcome.failures.push_back(scenario.source + ": " + step.name + ": " + s.message());
+      return outcome;
+    }
+    for (std::int32_t r = 0; r < step.repeat; ++r) {
+      const SessionRecord record = cluster->RunSession();
+      std::vector<std::string> failures;
+      for (const Violation& v : CheckSessionInvariants(*cluster, record, disturbed)) {
+        failures.push_back("invariant " + ToString(v));
+      }
+      ExpectationChecker(*cluster, record, failures).Check(step.expect);
+      const std::string where = scenario.source + ": " + step.name + ", session " +
+                                std::to_string(cluster->sessions_run()) + ": ";
+      for (const std::string& f : failures) outcome.failures.push_back(where + f);
+    }
+  }
+  outcome.sessions = cluster->sessions_run();
+  return outcome;
+}
+
+}  // namespace arbiter::sim
