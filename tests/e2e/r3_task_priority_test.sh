@@ -15,11 +15,14 @@ e2e_setup r3 --nodes 3 --node-cpu 4
 } | apply_yaml
 e2e_start_scheduler
 
+# The pods first, the PodGroup last: a pod naming a group that does not exist yet is never placed,
+# so the scheduler decides once all five exist (created one by one, with no group, the first
+# three workers could otherwise be placed before the parameter server is even created).
 {
-  pg_yaml tf 3
   for i in 0 1 2 3; do pod_yaml "tf-worker-$i" cpu=4 group=tf task=worker priority=tf-worker; done
   pod_yaml tf-ps-0 cpu=4 group=tf task=ps priority=tf-ps
 } | apply_yaml
+pg_yaml tf 3 | apply_yaml
 expect "the parameter server has spec.priority 1000 (Priority admission)" \
   pod_priority_is tf-ps-0 1000
 
