@@ -218,7 +218,12 @@ void SchedulerRuntime::RunSession() {
   for (const PodGroupUpdate& update : result.group_updates) {
     status_writer_.WritePodGroupStatus(update);
   }
-  for (const QueueUpdate& update : result.queue_updates) status_writer_.WriteQueueStatus(update);
+  for (const QueueUpdate& update : result.queue_updates) {
+    auto [it, fresh] = queue_written_.try_emplace(update.name, start);
+    if (!fresh && start - it->second < options_.period) continue;
+    it->second = start;
+    status_writer_.WriteQueueStatus(update);
+  }
   const Clock::MonotonicTime applied = clock_.MonotonicNow();
   const std::uint64_t n = ++sessions_;
 

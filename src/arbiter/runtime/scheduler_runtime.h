@@ -32,6 +32,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -128,6 +129,10 @@ class SchedulerRuntime {
   ClusterCache cache_;
   k8s::EventRecorder events_;
   RecentWrites<std::string> recorded_verdicts_;  // by pod uid: the FailedScheduling note
+  // When each queue's status was last sent for writing: at most once per period (a queue's
+  // allocation changes with every bind; a skipped change is emitted again by the next session,
+  // which still sees the old status).
+  std::map<std::string, Clock::MonotonicTime> queue_written_;
   StatusWriter status_writer_;
   Binder binder_;
   std::unique_ptr<k8s::LeaderElector> elector_;
