@@ -57,13 +57,15 @@ wait_for() {
   printf ' ok\n'
 }
 
+# The command line of process $1 ('' once it has exited: a zombie has none).
+cmdline_of() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null || true; }
+
 # The scheduler we started, if it still runs (its pid, and the process is still that binary).
 scheduler_pid() {
   [[ -f $pid_file ]] || return 1
   local pid
   pid=$(<"$pid_file")
-  [[ $pid =~ ^[0-9]+$ ]] && [[ -r /proc/$pid/cmdline ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q arbiter-scheduler || return 1
+  [[ $pid =~ ^[0-9]+$ && $(cmdline_of "$pid") == *arbiter-scheduler* ]] || return 1
   echo "$pid"
 }
 
@@ -128,6 +130,8 @@ if kubectl get namespace "$ns" >/dev/null 2>&1; then
   kubectl -n "$ns" delete pods,podgroups --all --wait=false
   no_pods_left() { [[ -z $(kubectl -n "$ns" get pods,podgroups -o name 2>/dev/null) ]]; }
   wait_for "the old pods and groups to be gone" 60 no_pods_left || die "old pods remain"
+  # Their events too: the new pods have the same names, and `kubectl get events` would mix them.
+  kubectl -n "$ns" delete events --all >/dev/null
 fi
 
 # ---- the scheduler -------------------------------------------------------------------------------
@@ -137,9 +141,16 @@ step "Starting arbiter-scheduler (log: ${log_file#"$root"/})"
 } >>"$log_file"
 # Its own session, stdin from /dev/null: it outlives this script until `hack/demo.sh --down`.
 setsid "$scheduler_bin" --kubeconfig "$kubeconfig" -v 2 </dev/null >>"$log_file" 2>&1 &
-echo $! >"$pid_file"
+started=$!
+echo "$started" >"$pid_file"
 scheduler_up() {
-  scheduler_pid >/dev/null || { echo; tail -n 30 "$log_file"; die "arbiter-scheduler exited"; }
+  if ! scheduler_pid >/dev/null; then
+    # Until it has exec'd, the child is still a copy of this shell (its command line is ours).
+    [[ -n $(cmdline_of "$started") ]] && return 1
+    echo
+    tail -n 30 "$log_file"
+    die "arbiter-scheduler exited"
+  fi
   kubectl get queue default >/dev/null 2>&1
 }
 wait_for "arbiter-scheduler to start (it creates Queue 'default')" 60 scheduler_up ||
@@ -149,8 +160,10 @@ wait_for "arbiter-scheduler to start (it creates Queue 'default')" 60 scheduler_
 step "Submitting the examples (kubectl apply -f examples/)"
 kubectl apply -f examples/
 
-# The expected picture: one MPI job runs whole (5 pods), the other has nothing bound and says why;
-# the TensorFlow job and the single pods run (or already finished).
+# The expected picture: the TensorFlow job and the single pods run (or already finished); one MPI
+# job runs whole (5 pods), the other has nothing bound and says why: normally phase Pending (not
+# admitted: its minResources do not fit beside the rest), or Inqueue with the gang message when it
+# was admitted while the first still waited for its pods (docs/gang.md, rules 2 and 4).
 winner="" loser=""
 demo_settled() {
   local table
@@ -183,9 +196,24 @@ if ! wait_for "one MPI job to run whole while the other waits, and the rest to r
   die "the examples did not reach the expected state (the cluster and scheduler are still up; hack/demo.sh --down stops them)"
 fi
 
+# The waiting group's status settles a session or two after the pods do: show it once it stops
+# changing.
+loser_state() {
+  kubectl -n "$ns" get podgroup "$loser" \
+    -o jsonpath='{.status.phase} {.status.conditions[?(@.type=="Unschedulable")].message}'
+}
+loser_stable() {
+  local before
+  before=$(loser_state) && sleep 1.5 && [[ $(loser_state) == "$before" ]]
+}
+wait_for "$loser's status to settle" 20 loser_stable || true
+loser_phase=$(kubectl -n "$ns" get podgroup "$loser" -o jsonpath='{.status.phase}')
+
 # ---- show it -------------------------------------------------------------------------------------
 step "kubectl -n $ns get podgroups"
 kubectl -n "$ns" get podgroups
+step "kubectl get queues (what queue 'default' deserves and has allocated)"
+kubectl get queues
 step "kubectl -n $ns get pods -o wide"
 kubectl -n "$ns" get pods -o wide
 step "Why $loser waits: kubectl -n $ns describe pod $loser-worker-0 (its conditions and events)"
@@ -195,22 +223,33 @@ kubectl -n "$ns" describe pod "$loser-worker-0" |
 step "The PodGroup's own account: the conditions of kubectl -n $ns get podgroup $loser -o yaml"
 kubectl -n "$ns" get podgroup "$loser" -o jsonpath='{range .status.conditions[*]}  {.type}={.status}  reason: {.reason}{"\n"}  message: {.message}{"\n"}{end}'
 
+if [[ $loser_phase == Pending ]]; then
+  why="it stays Pending (not admitted): what it needs to start, its minResources of 17 CPU, does not
+fit in what $winner, tf-mnist and the single pods leave free."
+else
+  why="it was admitted (phase $loser_phase) while $winner's pods were still being created, but its
+5 pods do not fit on the nodes beside $winner, so not one of them is bound."
+fi
+echo
+fmt -w 100 <<EOF
+$winner runs whole, beside tf-mnist and the single pods. $loser waits whole and holds nothing:
+$why When $winner's pods finish (60 s after they started), $loser starts, all 5 pods in the same
+session. The rules: docs/gang.md.
+EOF
 cat <<EOF
-
-$winner runs whole; $loser waits whole and holds nothing. When $winner's pods finish (60 s after
-they started), $loser starts, all 5 pods in the same session. The rules: docs/gang.md.
 
 Try next (in this shell, first):
   export KUBECONFIG=$kubeconfig
   export PATH=$root/_output/bin:\$PATH
 
 EOF
-try() { printf '  %-50s # %s\n' "$1" "$2"; }
+try() { printf '  %-52s # %s\n' "$1" "$2"; }
 try "kubectl -n $ns get pods -o wide -w" "watch $winner finish and $loser start, whole"
-try "kubectl -n $ns get podgroups -w" "phases: Inqueue -> Running -> Completed"
+try "kubectl -n $ns get podgroups -w" "phases: Pending -> (Inqueue) -> Running -> Completed"
 try "kubectl -n $ns describe podgroup $loser" "its status and conditions"
 try "kubectl -n $ns get events --sort-by=.lastTimestamp" "Scheduled / FailedScheduling, and why"
-try "tail -f ${log_file#"$root"/}" "what the scheduler decided, session by session"
+try "kubectl get queues" "the queue's deserved share and what it has allocated"
+try "tail -f ${log_file#"$root"/}" "its sessions and binds, as they happen"
 try "kubectl -n $ns delete pods,podgroups --all" "clear the examples, then submit them again:"
 try "kubectl apply -f examples/" "(or just run hack/demo.sh again)"
 cat <<EOF

@@ -15,9 +15,6 @@ namespace arbiter {
 
 namespace {
 
-// How long a group's pods have to arrive before pods hear that there are too few of them.
-constexpr std::chrono::seconds kPodsArrivalGrace{10};
-
 bool Admitted(PodGroupPhase phase) {
   return phase == PodGroupPhase::kInqueue || phase == PodGroupPhase::kRunning;
 }

@@ -33,9 +33,18 @@ void EnqueueAction::Execute(Session& session) {
     // A group whose queue refuses it is never admitted. Too few pods is no reason to wait: they
     // may still be arriving, and admission only looks at what the group needs to start.
     std::string reason;
-    if (auto why = session.JobInvalid(j, &reason); why.has_value() && reason != "NotEnoughPods") {
-      session.RecordJobUnschedulable(j, reason, *why);
-      continue;
+    if (auto why = session.JobInvalid(j, &reason)) {
+      if (reason != "NotEnoughPods") {
+        session.RecordJobUnschedulable(j, reason, *why);
+        continue;
+      }
+      // Without minResources, what the group needs to start is known only once its minimum of
+      // pods exists; until then it is not admitted (pods hear why after the arrival grace).
+      if (job.min_resources.IsZero()) {
+        const bool settled = session.now() - job.creation >= kPodsArrivalGrace;
+        session.RecordJobUnschedulable(j, reason, *why, settled);
+        continue;
+      }
     }
     const ResourceVector need = session.MinimumRequest(j);
     if (std::optional<ResourceId> r = need.FirstShortfall(available)) {

@@ -207,9 +207,15 @@ ResourceVector Session::MinimumRequest(JobIndex j) const {
 bool Session::HoldsReservation(JobIndex j) const {
   const JobInfo& info = job(j);
   if (info.group == nullptr || job_phase(j) != PodGroupPhase::kInqueue || JobReady(j)) return false;
-  if (JobInvalid(j).has_value()) return false;
+  // Short of pods: they may still be arriving during the grace, and after it they likely never
+  // will; only a group with the reason to wait keeps its room.
+  std::string reason;
+  if (JobInvalid(j, &reason).has_value() &&
+      (reason != "NotEnoughPods" || now_ - info.creation >= kPodsArrivalGrace)) {
+    return false;
+  }
   const Condition* c = FindCondition(info.group->status.conditions, "Unschedulable");
-  return c == nullptr || !c->IsTrue();
+  return c == nullptr || !c->IsTrue() || c->reason != "NotEnoughResources";
 }
 
 bool Session::QueueBefore(QueueIndex a, QueueIndex b) const {

@@ -10,6 +10,7 @@
 // Thread safety: single-threaded; plugins may only read it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -23,6 +24,9 @@
 namespace arbiter {
 
 class Statement;
+
+// How long a group's pods have to arrive before its pods hear that there are too few of them.
+inline constexpr std::chrono::seconds kPodsArrivalGrace{10};
 
 // Tallies why a task fits on no node, as kube-scheduler words it:
 // "0/3 nodes are available: 1 node(s) had untolerated taint {gpu: true}, 2 Insufficient cpu."
@@ -80,9 +84,10 @@ class Session {
   // (in task order) that would bring it to minMember.
   ResourceVector MinimumRequest(JobIndex j) const;
   // Whether an admitted group still holds a reservation of its MinimumRequest for admission: it
-  // is Inqueue, below its minimum, able to start (not invalid), and not already found
-  // unplaceable (its Unschedulable condition is not True). A gang that cannot start holds nothing,
-  // so it never keeps later groups out.
+  // is Inqueue, below its minimum, able to start (not invalid; short of pods only during the
+  // arrival grace), and not already found
+  // unplaceable (Unschedulable True with reason NotEnoughResources). A gang that cannot start
+  // holds nothing, so it never keeps later groups out.
   bool HoldsReservation(JobIndex j) const;
 
   // Plugin dispatch (see plugin.h for how tiers combine).

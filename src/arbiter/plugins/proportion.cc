@@ -75,8 +75,11 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
       asks.Add(session.task(t).request);
       if (HoldsNode(state)) queues_[q].allocated.Add(session.task(t).request);
     }
-    // A group whose pods are not all there yet asks for at least its minResources.
-    for (std::size_t r = 0; r < resources; ++r) {
+    // A group not yet started, whose pods may not all be there, asks for at least its
+    // minResources; a running or finished one asks for what its pods ask.
+    const PodGroupPhase phase = session.job_phase(j);
+    const bool starting = phase == PodGroupPhase::kPending || phase == PodGroupPhase::kInqueue;
+    for (std::size_t r = 0; starting && r < resources; ++r) {
       const auto id = static_cast<ResourceId>(r);
       asks.Set(id, std::max(asks.Get(id), job.min_resources.Get(id)));
     }

@@ -1,7 +1,9 @@
 #include "arbiter/runtime/scheduler_runtime.h"
 
+#include <chrono>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -54,7 +56,15 @@ SchedulerRuntime::~SchedulerRuntime() {
 
 Status SchedulerRuntime::Start() {
   if (elector_ != nullptr) ARBITER_RETURN_IF_ERROR(elector_->config().Validate());
-  ARBITER_RETURN_IF_ERROR(CheckCrdsInstalled(api_));
+  // CRDs applied just before start take a few seconds to be served: wait for them a little.
+  Status crds = CheckCrdsInstalled(api_);
+  for (int attempt = 0; !crds.ok() && attempt < 30; ++attempt) {
+    if (attempt == 0)
+      ARBITER_LOG(kInfo) << "waiting for the arbiter.dev CRDs to be served: " << crds;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    crds = CheckCrdsInstalled(api_);
+  }
+  ARBITER_RETURN_IF_ERROR(crds);
   ARBITER_LOG(kInfo) << "starting scheduler=" << options_.cache.scheduler_name
                      << " period=" << FormatDuration(options_.period)
                      << " namespaces=" << options_.cache.namespaces.size()
