@@ -302,12 +302,12 @@ distinct_nodes() { (($(nodes_of "$1" | sort -u | wc -l) == $2)); }
 # pod_yaml NAME key=value...: a pod in namespace e2e. Keys: cpu (request, default 100m),
 # memory, group (arbiter.dev/pod-group), task (arbiter.dev/task), priority (priorityClassName),
 # scheduler (default arbiter), node (spec.nodeName), runfor (arbiter.dev/run-for), labels
-# (extra "k: v" pairs, comma-separated), node_selector ("k: v").
+# (extra "k: v" pairs, comma-separated), node_selector ("k: v"), ns (namespace, default $E2E_NS).
 pod_yaml() {
   local name=$1
   shift
   local cpu=100m memory="" group="" task="" priority="" scheduler=arbiter node="" runfor=""
-  local labels="" node_selector="" kv
+  local labels="" node_selector="" ns=$E2E_NS kv
   for kv in "$@"; do
     case $kv in
       cpu=*) cpu=${kv#*=} ;;
@@ -320,6 +320,7 @@ pod_yaml() {
       runfor=*) runfor=${kv#*=} ;;
       labels=*) labels=${kv#*=} ;;
       node_selector=*) node_selector=${kv#*=} ;;
+      ns=*) ns=${kv#*=} ;;
       *) fail "pod_yaml: unknown key $kv" ;;
     esac
   done
@@ -328,7 +329,7 @@ pod_yaml() {
   echo "kind: Pod"
   echo "metadata:"
   echo "  name: $name"
-  echo "  namespace: $E2E_NS"
+  echo "  namespace: $ns"
   echo "  labels:"
   echo "    e2e: \"true\""
   [[ -n $group ]] && echo "    arbiter.dev/pod-group: $group"
@@ -378,3 +379,92 @@ apply_yaml() {
   cat >"$file"
   k create -f "$file" >/dev/null || fail "kubectl create -f $file failed"
 }
+
+# ---------------------------------------------------------------------------------------------
+# Queues (issue 6).
+
+# queue_yaml NAME key=value...: a Queue. Keys: weight, capability and guarantee (flow maps, e.g.
+# "{cpu: 3}"), parent, state (Open|Closed), team (namespaceSelector matchLabels team=VALUE),
+# reclaimable.
+queue_yaml() {
+  local name=$1
+  shift
+  local kv
+  echo "---"
+  echo "apiVersion: arbiter.dev/v1alpha1"
+  echo "kind: Queue"
+  echo "metadata: {name: $name}"
+  echo "spec:"
+  for kv in "$@"; do
+    case $kv in
+      weight=* | capability=* | guarantee=* | parent=* | state=* | reclaimable=*)
+        echo "  ${kv%%=*}: ${kv#*=}" ;;
+      team=*) echo "  namespaceSelector: {matchLabels: {team: \"${kv#*=}\"}}" ;;
+      *) fail "queue_yaml: unknown key $kv" ;;
+    esac
+  done
+  # An empty spec is an empty map, not null.
+  (($#)) || echo "  {}"
+}
+
+# group_yaml NAME key=value...: a PodGroup. Keys: min (minMember, default 1), queue (spec.queue),
+# ns (namespace, default $E2E_NS), min_resources (flow map).
+group_yaml() {
+  local name=$1
+  shift
+  local min=1 queue="" ns=$E2E_NS min_resources="" kv
+  for kv in "$@"; do
+    case $kv in
+      min=*) min=${kv#*=} ;;
+      queue=*) queue=${kv#*=} ;;
+      ns=*) ns=${kv#*=} ;;
+      min_resources=*) min_resources=${kv#*=} ;;
+      *) fail "group_yaml: unknown key $kv" ;;
+    esac
+  done
+  echo "---"
+  echo "apiVersion: arbiter.dev/v1alpha1"
+  echo "kind: PodGroup"
+  echo "metadata: {name: $name, namespace: $ns}"
+  echo "spec:"
+  echo "  minMember: $min"
+  [[ -n $queue ]] && echo "  queue: $queue"
+  [[ -n $min_resources ]] && echo "  minResources: $min_resources"
+  return 0
+}
+
+# queue_field NAME JSONPATH: e.g. queue_field light .status.allocated.cpu
+queue_field() { k get queue "$1" -o jsonpath="{$2}"; }
+
+# milli QUANTITY: a CPU quantity ("3", "3500m", "0.5", "" = 0) in millicores.
+milli() {
+  local q=${1:-0}
+  if [[ $q =~ ^([0-9]+)m$ ]]; then
+    echo $((10#${BASH_REMATCH[1]}))
+  elif [[ $q =~ ^([0-9]*)\.([0-9]{1,3})$ ]]; then
+    local frac=${BASH_REMATCH[2]}000
+    echo $((10#${BASH_REMATCH[1]:-0} * 1000 + 10#${frac:0:3}))
+  elif [[ $q =~ ^[0-9]+$ ]]; then
+    echo $((10#$q * 1000))
+  else
+    fail "milli: cannot read the CPU quantity '$q'"
+  fi
+}
+
+# queue_cpu_milli NAME FIELD: status.FIELD.cpu of the queue in millicores (FIELD: deserved,
+# allocated, used).
+queue_cpu_milli() { milli "$(queue_field "$1" ".status.$2.cpu")"; }
+queue_cpu_is() { (($(queue_cpu_milli "$1" "$2") == $3)); }
+
+# bound_cpu_milli SELECTOR [NAMESPACE]: the summed CPU requests (millicores) of the bound pods
+# that match SELECTOR, from kubectl's view of them.
+bound_cpu_milli() {
+  local total=0 node cpu
+  while read -r node cpu; do
+    [[ $node == "<none>" ]] && continue
+    total=$((total + $(milli "$cpu")))
+  done < <(k -n "${2:-$E2E_NS}" get pods -l "$1" --no-headers \
+    -o custom-columns=NODE:.spec.nodeName,CPU:.spec.containers[0].resources.requests.cpu)
+  echo "$total"
+}
+bound_cpu_is() { (($(bound_cpu_milli "$1" "${3:-$E2E_NS}") == $2)); }

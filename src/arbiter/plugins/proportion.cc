@@ -67,6 +67,9 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
   for (JobIndex j = 0; j < session.job_count(); ++j) {
     const JobInfo& job = session.job(j);
     if (job.queue_index == kNoQueue) continue;
+    // A job its queue refuses (closed, or not for its namespace) can never use a share: it asks
+    // for nothing, so the room goes to queues that can use it.
+    if (JobInvalid(session, j).has_value()) continue;
     const auto q = static_cast<std::size_t>(job.queue_index);
     ResourceVector asks(resources);
     for (TaskIndex t : job.tasks) {
