@@ -113,9 +113,12 @@ std::vector<QueueShare> ComputeDeserved(const std::vector<QueueDemand>& queues,
     std::vector<FillMember> fill;
     fill.reserve(members.size() + 1);
     for (std::size_t q : members) {
-      const std::int64_t cap = std::min(demand[q].Get(r), CapOf(queues[q].capability, r));
-      fill.push_back({std::max<std::int64_t>(queues[q].weight, 1), cap,
-                      std::min(queues[q].guarantee.Get(r), CapOf(queues[q].capability, r))});
+      const std::int64_t capability = CapOf(queues[q].capability, r);
+      // The guarantee is reserved even when the queue does not ask for it (never lent), so the
+      // queue may hold at least its guarantee whatever its demand.
+      const std::int64_t floor = std::min(queues[q].guarantee.Get(r), capability);
+      const std::int64_t cap = std::max(std::min(demand[q].Get(r), capability), floor);
+      fill.push_back({std::max<std::int64_t>(queues[q].weight, 1), cap, floor});
     }
     if (self.has_value()) fill.push_back({1, queues[*self].request.Get(r), 0});
     std::vector<std::int64_t> given = WaterFill(fill, amount);

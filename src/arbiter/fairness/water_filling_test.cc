@@ -96,6 +96,17 @@ TEST(ComputeDeserved, ChildrenSplitTheirParentsShare) {
   EXPECT_EQ(shares[0].own_deserved.Get(kCpuId), 0);  // eng's own jobs ask for nothing
 }
 
+// An unused guarantee is still held back: a queue guaranteed 12 CPUs that asks for nothing
+// deserves 12 of 32, and the queue asking for 40 gets the other 20.
+TEST(ComputeDeserved, UnusedGuaranteeIsNotLent) {
+  std::vector<QueueDemand> queues(2);
+  queues[0] = {"a", -1, 1, {}, {}, Cpu(12000)};
+  queues[1] = {"b", -1, 1, Cpu(40000), {}, {}};
+  std::vector<QueueShare> shares = ComputeDeserved(queues, Cpu(32000), 4);
+  EXPECT_EQ(shares[0].deserved.Get(kCpuId), 12000);
+  EXPECT_EQ(shares[1].deserved.Get(kCpuId), 20000);
+}
+
 // A cycle of parents is cut where it is first found: "a" (its parent "b" has parent "a")
 // becomes top level and keeps "b" as its child, so a's 4 CPUs split between b and a's own jobs.
 TEST(ComputeDeserved, ParentCycleIsCut) {
