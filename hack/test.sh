@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs Arbiter's tests with ctest; non-zero on any failure.
-#   hack/test.sh                      all labels: unit, differential, integration, e2e (release)
+#   hack/test.sh                      all labels: unit, differential, cli, integration, e2e (release)
 #   hack/test.sh --preset asan        the unit label under AddressSanitizer + UBSan
 #   hack/test.sh --label unit [--label e2e ...]   only these labels
 #   hack/test.sh --fuzz [SECONDS]     build the libFuzzer targets and run each (default 60 s)
@@ -54,7 +54,7 @@ fi
 
 if ((${#labels[@]} == 0)); then
   if [[ $preset == release ]]; then
-    labels=(unit differential integration e2e)
+    labels=(unit differential cli integration e2e)
   else
     labels=(unit)
   fi

@@ -1,6 +1,7 @@
 #include "arbiter/sim/scenario_runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <utility>
 
@@ -31,7 +32,10 @@ void SimulatedCluster::Add(const Node& node) {
   cache_.UpsertNode(node);
 }
 
-void SimulatedCluster::Add(const Queue& queue) { cache_.UpsertQueue(queue); }
+void SimulatedCluster::Add(const Queue& queue) {
+  queues_[queue.meta.name] = queue;
+  cache_.UpsertQueue(queue);
+}
 
 void SimulatedCluster::Add(const PriorityClass& priority_class) {
   cache_.UpsertPriorityClass(priority_class);
@@ -55,6 +59,14 @@ Status SimulatedCluster::DeletePod(const std::string& uid) {
   return Status::Ok();
 }
 
+Status SimulatedCluster::DeletePodGroup(const std::string& key) {
+  auto it = groups_.find(key);
+  if (it == groups_.end()) return NotFoundError("no pod group " + key);
+  cache_.DeletePodGroup(it->second);
+  groups_.erase(it);
+  return Status::Ok();
+}
+
 Status SimulatedCluster::FinishPod(const std::string& uid, PodPhase phase) {
   auto it = pods_.find(uid);
   if (it == pods_.end()) return NotFoundError("no pod with uid " + uid);
@@ -64,12 +76,21 @@ Status SimulatedCluster::FinishPod(const std::string& uid, PodPhase phase) {
 }
 
 SessionRecord SimulatedCluster::RunSession() {
-  now_ += std::chrono::seconds(1);
+  return RunSessionAt(now_ + std::chrono::seconds(1));
+}
+
+SessionRecord SimulatedCluster::RunSessionAt(Clock::WallTime now) {
+  now_ = std::max(now_, now);
   ++sessions_run_;
   SessionRecord record;
-  // The cache hands back its last snapshot while nothing changed: the session's time is ours.
-  std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now_);
-  record.result = scheduler_->RunSession(*snapshot, now_);
+  const auto started = std::chrono::steady_clock::now();
+  {
+    // The cache hands back its last snapshot while nothing changed: the session's time is ours.
+    std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now_);
+    record.result = scheduler_->RunSession(*snapshot, now_);
+  }
+  record.scheduler_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   for (const BindDecision& bind : record.result.binds) {
     auto it = pods_.find(bind.pod_uid);
     const std::string who = "pod " + bind.namespace_name + "/" + bind.pod_name;
@@ -97,6 +118,12 @@ SessionRecord SimulatedCluster::RunSession() {
     if (it == groups_.end()) continue;  // deleted meanwhile: the API server says NotFound
     it->second.status = update.status;
     cache_.UpsertPodGroup(it->second);
+  }
+  for (const QueueUpdate& update : record.result.queue_updates) {
+    auto it = queues_.find(update.name);
+    if (it == queues_.end()) continue;
+    it->second.status = update.status;
+    cache_.UpsertQueue(it->second);
   }
   return record;
 }

@@ -7,7 +7,7 @@
 //   * a bind sets spec.nodeName and makes the pod Running; a bind the API server would refuse
 //     (the pod is gone or bound already, the node does not exist) changes nothing and is
 //     recorded in SessionRecord::refused_binds;
-//   * a PodGroup status update replaces the group's status.
+//   * a PodGroup or Queue status update replaces that object's status.
 // A virtual clock starts at ScenarioEpoch() and moves one second before each session. No I/O,
 // no threads; the same inputs give the same decisions.
 //
@@ -40,6 +40,8 @@ namespace arbiter::sim {
 struct SessionRecord {
   SessionResult result;
   std::vector<std::string> refused_binds;  // "pod ns/p: bound twice (to n1, now n2)", ...
+  // Wall time of the scheduler's part: taking the snapshot and the session itself.
+  double scheduler_seconds = 0;
 };
 
 class SimulatedCluster {
@@ -58,15 +60,21 @@ class SimulatedCluster {
   void Add(const Pod& pod);
   // NotFound when there is no such pod.
   Status DeletePod(const std::string& uid);
+  // `key` is namespace/name. NotFound when there is no such group.
+  Status DeletePodGroup(const std::string& key);
   // The pod's containers exit: phase Succeeded or Failed. NotFound when there is no such pod.
   Status FinishPod(const std::string& uid, PodPhase phase);
 
-  // One session on a fresh snapshot, its decisions then applied.
+  // One session on a fresh snapshot one second after the last, its decisions then applied
+  // (binds, PodGroup and Queue status).
   SessionRecord RunSession();
+  // The same at `now`, which must not be before the last session's time.
+  SessionRecord RunSessionAt(Clock::WallTime now);
 
   const std::map<std::string, Pod>& pods() const { return pods_; }           // by uid
   const std::map<std::string, Node>& nodes() const { return nodes_; }        // by name
   const std::map<std::string, PodGroup>& groups() const { return groups_; }  // by ns/name
+  const std::map<std::string, Queue>& queues() const { return queues_; }     // by name
   const std::string& scheduler_name() const { return scheduler_name_; }
   Clock::WallTime now() const { return now_; }
   std::int64_t sessions_run() const { return sessions_run_; }
@@ -81,6 +89,7 @@ class SimulatedCluster {
   std::map<std::string, Pod> pods_;
   std::map<std::string, Node> nodes_;
   std::map<std::string, PodGroup> groups_;
+  std::map<std::string, Queue> queues_;
   Clock::WallTime now_ = ScenarioEpoch();
   std::int64_t sessions_run_ = 0;
 };

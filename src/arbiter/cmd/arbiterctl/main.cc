@@ -1,0 +1,179 @@
+// arbiterctl: Arbiter's command line. Subcommands:
+//   simulate  run the scheduling code on a simulated cluster with a virtual clock (sim/)
+//   generate  write a cluster file and a workload file of a standard shape
+//
+// Exit codes: 0 success, 1 the simulation or a file could not be completed or written, 2 bad
+// flags or bad input files (the message names the file, line and field).
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "arbiter/base/status.h"
+#include "arbiter/framework/config.h"
+#include "arbiter/sim/generate.h"
+#include "arbiter/sim/report.h"
+#include "arbiter/sim/simulator.h"
+#include "arbiter/sim/workload.h"
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+int Fail(int code, const std::string& message) {
+  std::cerr << "arbiterctl: " << message << "\n";
+  return code;
+}
+
+arbiter::Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return arbiter::InternalError("cannot write " + path);
+  return arbiter::Status::Ok();
+}
+
+struct SimulateFlags {
+  std::string cluster;
+  std::string workload;
+  std::string config;
+  std::uint64_t seed = 1;
+  std::string report;
+  std::string html;
+  bool no_performance = false;
+};
+
+std::string Ms(double ms) { return fmt::format("{:.1f} s", ms / 1000); }
+
+int RunSimulate(const SimulateFlags& flags) {
+  arbiter::StatusOr<arbiter::sim::ClusterSpec> cluster =
+      arbiter::sim::LoadClusterFile(flags.cluster);
+  if (!cluster.ok()) return Fail(kExitUsage, cluster.status().message());
+  arbiter::StatusOr<arbiter::sim::Workload> workload =
+      arbiter::sim::LoadWorkloadFile(flags.workload, flags.seed);
+  if (!workload.ok()) return Fail(kExitUsage, workload.status().message());
+  arbiter::sim::SimulationOptions options;
+  options.seed = flags.seed;
+  if (!flags.config.empty()) {
+    arbiter::StatusOr<arbiter::SchedulerConfig> config =
+        arbiter::LoadSchedulerConfigFile(flags.config);
+    if (!config.ok()) return Fail(kExitUsage, config.status().message());
+    options.config = *std::move(config);
+  }
+  options.progress = [](const arbiter::sim::SimulationProgress& p) {
+    std::cerr << fmt::format(
+        "  at {} virtual: {} sessions, jobs arrived {} started {} finished {}, last session "
+        "{:.1f} ms\n",
+        Ms(static_cast<double>(p.t_ms)), p.sessions, p.jobs_arrived, p.jobs_started,
+        p.jobs_finished, p.last_session_ms);
+  };
+  std::cerr << fmt::format("simulating {} jobs ({} pods) on {} nodes...\n", workload->jobs.size(),
+                           workload->pod_count(), cluster->nodes.size());
+  arbiter::StatusOr<arbiter::sim::SimulationReport> report =
+      arbiter::sim::Simulate(*cluster, *workload, options);
+  if (!report.ok()) return Fail(kExitUsage, report.status().message());
+
+  const arbiter::sim::SimulationReport& r = *report;
+  const arbiter::sim::Performance& p = r.performance;
+  std::cout << fmt::format(
+      "nodes {}  jobs {}  pods {}  seed {}\n"
+      "ended: {} at {} virtual ({} sessions, {} binds)\n"
+      "jobs started {}  finished {}  partial gangs {}\n"
+      "makespan {}  wait p50 {} p99 {}  gang wait p50 {} p99 {}\n"
+      "mean utilisation cpu {:.1f} %  memory {:.1f} %  Jain's index {:.3f}\n"
+      "session time p50 {:.2f} ms  p99 {:.2f} ms  max {:.2f} ms\n"
+      "decisions {:.0f}/s  wall {:.1f} s  peak memory {:.0f} MiB\n",
+      r.nodes, r.jobs, r.pods, r.seed, r.end_reason, Ms(static_cast<double>(r.end_ms)), r.sessions,
+      r.binds, r.jobs_started, r.jobs_finished, r.partial_gangs,
+      Ms(static_cast<double>(r.makespan_ms)), Ms(r.wait_ms.p50), Ms(r.wait_ms.p99),
+      Ms(r.gang_wait_ms.p50), Ms(r.gang_wait_ms.p99), 100 * r.mean_cpu_utilisation,
+      100 * r.mean_memory_utilisation, r.jain_index, p.session.p50, p.session.p99, p.session.max,
+      p.decisions_per_second, p.wall_seconds, static_cast<double>(p.peak_rss_bytes) / (1 << 20));
+  for (const arbiter::sim::QueueOutcome& q : r.queues) {
+    std::cout << fmt::format("queue {} (weight {}): mean allocated {:.2f} cpu, deserved {:.2f}\n",
+                             q.name, q.weight, q.mean_allocated_millicores / 1000,
+                             q.mean_deserved_millicores / 1000);
+  }
+  if (!flags.report.empty()) {
+    arbiter::Status s = WriteFile(flags.report, arbiter::sim::ReportJson(r, !flags.no_performance));
+    if (!s.ok()) return Fail(kExitFailure, s.message());
+  }
+  if (!flags.html.empty()) {
+    arbiter::Status s = WriteFile(flags.html, arbiter::sim::ReportHtml(r));
+    if (!s.ok()) return Fail(kExitFailure, s.message());
+  }
+  return r.partial_gangs == 0 ? 0 : kExitFailure;
+}
+
+struct GenerateFlags {
+  arbiter::sim::GenerateOptions options;
+  std::string cluster_out;
+  std::string workload_out;
+};
+
+int RunGenerate(const GenerateFlags& flags) {
+  arbiter::StatusOr<arbiter::sim::GeneratedFiles> files = arbiter::sim::Generate(flags.options);
+  if (!files.ok()) return Fail(kExitUsage, files.status().message());
+  for (const auto& [path, text] : {std::pair{flags.cluster_out, files->cluster_yaml},
+                                   std::pair{flags.workload_out, files->workload_yaml}}) {
+    arbiter::Status s = WriteFile(path, text);
+    if (!s.ok()) return Fail(kExitFailure, s.message());
+    std::cerr << "wrote " << path << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"arbiterctl: Arbiter's command line", "arbiterctl"};
+  app.require_subcommand(1);
+
+  SimulateFlags sim;
+  CLI::App* simulate = app.add_subcommand(
+      "simulate",
+      "Run Arbiter's scheduling code (cache, sessions, actions, plugins) on a simulated cluster "
+      "with a virtual clock and report what happened. Formats: docs/simulator.md. Exit code 1 "
+      "if a gang was ever partially placed.");
+  simulate->add_option("--cluster", sim.cluster, "cluster file (nodes, queues, priority classes)")
+      ->required();
+  simulate->add_option("--workload", sim.workload, "workload file (jobs, arrivals, durations)")
+      ->required();
+  simulate->add_option("--config", sim.config,
+                       "scheduler configuration (YAML actions and tiers); default: built in");
+  simulate->add_option("--seed", sim.seed, "seed of the workload's random times")
+      ->capture_default_str();
+  simulate->add_option("--report", sim.report, "write the report as JSON to this file");
+  simulate->add_option("--html", sim.html, "write the report as one HTML page to this file");
+  simulate->add_flag("--no-performance", sim.no_performance,
+                     "leave the measured figures (times, memory) out of the JSON report, so that "
+                     "two runs can be compared byte for byte");
+
+  GenerateFlags gen;
+  std::string shapes;
+  for (const std::string& s : arbiter::sim::GeneratorShapes()) {
+    shapes.append(shapes.empty() ? s : ", " + s);
+  }
+  CLI::App* generate = app.add_subcommand(
+      "generate", "Write a cluster file and a workload file of a standard shape: " + shapes);
+  generate->add_option("shape", gen.options.shape, "the shape")->required();
+  generate->add_option("--nodes", gen.options.nodes, "nodes (default: the shape's)");
+  generate->add_option("--jobs", gen.options.jobs, "jobs (default: the shape's)");
+  generate->add_option("--cluster-out", gen.cluster_out, "where to write the cluster file")
+      ->required();
+  generate->add_option("--workload-out", gen.workload_out, "where to write the workload file")
+      ->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (simulate->parsed()) return RunSimulate(sim);
+  return RunGenerate(gen);
+}

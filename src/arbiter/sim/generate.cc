@@ -1,0 +1,137 @@
+#include "arbiter/sim/generate.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace arbiter::sim {
+
+namespace {
+
+std::string ClusterYaml(std::int64_t nodes, const std::string& queues) {
+  return fmt::format(
+      "description: {} nodes of 4 CPU / 32Gi / 110 pods, as upstream scheduler_perf\n"
+      "nodes:\n"
+      "  - {{name: node, replicas: {}, cpu: \"4\", memory: 32Gi, pods: 110}}\n"
+      "{}",
+      nodes, nodes, queues);
+}
+
+std::string GangJobs(std::string_view name, std::int64_t jobs, std::int64_t size,
+                     std::string_view cpu, std::string_view memory, std::string_view arrival,
+                     std::string_view duration, std::string_view queue = "default") {
+  return fmt::format(
+      "  - name: {}\n"
+      "    replicas: {}\n"
+      "    queue: {}\n"
+      "    minMember: {}\n"
+      "    {}\n"
+      "    duration: {}\n"
+      "    tasks:\n"
+      "      - {{name: worker, replicas: {}, requests: {{cpu: {}, memory: {}}}}}\n",
+      name, jobs, queue, size, arrival, duration, size, cpu, memory);
+}
+
+}  // namespace
+
+std::vector<std::string> GeneratorShapes() {
+  return {"basic-pods", "small-gangs", "big-gangs", "tensorflow", "multi-queue", "scale"};
+}
+
+StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
+  if (options.nodes < 0 || options.nodes > 1'000'000) {
+    return InvalidArgumentError("--nodes: expected 1 to 1000000");
+  }
+  if (options.jobs < 0 || options.jobs > 1'000'000) {
+    return InvalidArgumentError("--jobs: expected 1 to 1000000");
+  }
+  auto pick = [](std::int64_t given, std::int64_t fallback) {
+    return given > 0 ? given : fallback;
+  };
+  GeneratedFiles out;
+  const std::string& shape = options.shape;
+  if (shape == "basic-pods") {
+    const std::int64_t nodes = pick(options.nodes, 5000);
+    const std::int64_t jobs = pick(options.jobs, 10'000);
+    out.cluster_yaml = ClusterYaml(nodes, "");
+    out.workload_yaml = fmt::format(
+                            "description: {} single pods of 100m / 500Mi at once (scheduler_perf "
+                            "SchedulingBasic)\njobs:\n",
+                            jobs) +
+                        GangJobs("pod", jobs, 1, "100m", "500Mi", "arrival: 0s", "10m");
+  } else if (shape == "small-gangs") {
+    const std::int64_t nodes = pick(options.nodes, 5000);
+    const std::int64_t jobs = pick(options.jobs, 1000);
+    out.cluster_yaml = ClusterYaml(nodes, "");
+    out.workload_yaml =
+        fmt::format("description: {} gangs of 3 pods of 100m / 500Mi at once\njobs:\n", jobs) +
+        GangJobs("gang", jobs, 3, "100m", "500Mi", "arrival: 0s", "10m");
+  } else if (shape == "big-gangs") {
+    const std::int64_t nodes = pick(options.nodes, 5000);
+    const std::int64_t jobs = pick(options.jobs, 3);
+    out.cluster_yaml = ClusterYaml(nodes, "");
+    out.workload_yaml =
+        fmt::format(
+            "description: {} gangs of 1000 pods, after one gang of {} pods of 3 CPU "
+            "that can never fit (at most one per node)\njobs:\n",
+            jobs, nodes + 1) +
+        GangJobs("unfit", 1, nodes + 1, "\"3\"", "1Gi", "arrival: 0s", "10m") +
+        GangJobs("big", jobs, 1000, "100m", "500Mi", "arrival: 1s", "10m");
+  } else if (shape == "tensorflow") {
+    const std::int64_t nodes = pick(options.nodes, 1000);
+    const std::int64_t jobs = pick(options.jobs, 500);
+    out.cluster_yaml = ClusterYaml(nodes, "");
+    out.workload_yaml = fmt::format(
+        "description: {} TensorFlow jobs, 1 parameter server (first) and 8 workers started "
+        "together\n"
+        "jobs:\n"
+        "  - name: tf\n"
+        "    replicas: {}\n"
+        "    minMember: 9\n"
+        "    interval: {{exponential: 2s}}\n"
+        "    duration: {{uniform: [5m, 30m]}}\n"
+        "    tasks:\n"
+        "      - {{name: ps, replicas: 1, priority: 100, requests: {{cpu: \"2\", memory: 4Gi}}}}\n"
+        "      - {{name: worker, replicas: 8, requests: {{cpu: \"1\", memory: 2Gi}}}}\n",
+        jobs, jobs);
+  } else if (shape == "multi-queue") {
+    const std::int64_t nodes = pick(options.nodes, 200);
+    const std::int64_t jobs = pick(options.jobs, 900);
+    out.cluster_yaml = ClusterYaml(nodes,
+                                   "queues:\n"
+                                   "  - {name: a, weight: 1}\n"
+                                   "  - {name: b, weight: 2}\n"
+                                   "  - {name: c, weight: 3}\n");
+    out.workload_yaml =
+        fmt::format(
+            "description: queues of weights 1, 2, 3 each flooding {} nodes with {} gangs "
+            "of 4 x 1 CPU\njobs:\n",
+            nodes, jobs / 3) +
+        GangJobs("a", jobs / 3, 4, "\"1\"", "1Gi", "arrival: 0s", "{uniform: [2m, 10m]}", "a") +
+        GangJobs("b", jobs / 3, 4, "\"1\"", "1Gi", "arrival: 0s", "{uniform: [2m, 10m]}", "b") +
+        GangJobs("c", jobs - 2 * (jobs / 3), 4, "\"1\"", "1Gi", "arrival: 0s",
+                 "{uniform: [2m, 10m]}", "c");
+  } else if (shape == "scale") {
+    const std::int64_t nodes = pick(options.nodes, 10'000);
+    const std::int64_t jobs = pick(options.jobs, 50'000);
+    out.cluster_yaml = ClusterYaml(nodes, "");
+    // Mean interval such that the arrivals span about ten minutes.
+    const std::int64_t interval_us = std::max<std::int64_t>(1, 600'000'000 / jobs);
+    out.workload_yaml =
+        fmt::format(
+            "description: {} gangs of 3 x 100m / 500Mi ({} pods) arriving over about "
+            "10 minutes, 10-30 min each\njobs:\n",
+            jobs, 3 * jobs) +
+        GangJobs(
+            "gang", jobs, 3, "100m", "500Mi",
+            fmt::format("interval: {{exponential: {}ms}}", static_cast<double>(interval_us) / 1000),
+            "{uniform: [10m, 30m]}");
+  } else {
+    std::string known;
+    for (const std::string& s : GeneratorShapes()) known.append(known.empty() ? s : ", " + s);
+    return InvalidArgumentError("unknown shape \"" + shape + "\" (known: " + known + ")");
+  }
+  return out;
+}
+
+}  // namespace arbiter::sim

@@ -1,0 +1,49 @@
+// Generators of standard simulator inputs (`arbiterctl generate SHAPE`): a cluster file and a
+// workload file (formats in sim/workload.h) for the shapes the benchmarks use. The files are
+// compact (replicas and distributions, no expansion), so they can be read, edited and checked in;
+// the seed given to `arbiterctl simulate` draws their random times.
+//
+// Shapes (defaults in brackets; nodes are 4 CPU / 32Gi / 110 pods, as upstream scheduler_perf):
+//   basic-pods    [5,000 nodes, 10,000 jobs] single pods of 100m / 500Mi, all at once
+//   small-gangs   [5,000 nodes, 1,000 jobs]  gangs of 3 pods of 100m / 500Mi (minMember 3)
+//   big-gangs     [5,000 nodes, 3 jobs]      gangs of 1,000 pods of 100m / 500Mi, and first one
+//                                            gang of nodes + 1 pods of 3 CPU, which can never fit
+//                                            (no two fit on one node) and must hold nothing
+//   tensorflow    [1,000 nodes, 500 jobs]    1 parameter server (2 CPU / 4Gi, priority 100) and
+//                                            8 workers (1 CPU / 2Gi), all 9 together, Poisson
+//                                            arrivals every 2 s on average, 5-30 min each
+//   multi-queue   [200 nodes, 900 jobs]      queues a, b, c of weights 1, 2, 3, each flooding the
+//                                            cluster with gangs of 4 x 1 CPU at once, 2-10 min
+//   scale         [10,000 nodes, 50,000 jobs] gangs of 3 x 100m / 500Mi (150,000 pods, the
+//                                            Kubernetes scale limit), Poisson arrivals over about
+//                                            10 minutes, 10-30 min each
+//
+// Thread safety: a pure function.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arbiter/base/status.h"
+
+namespace arbiter::sim {
+
+struct GenerateOptions {
+  std::string shape;
+  std::int64_t nodes = 0;  // 0: the shape's default
+  std::int64_t jobs = 0;   // 0: the shape's default
+};
+
+struct GeneratedFiles {
+  std::string cluster_yaml;
+  std::string workload_yaml;
+};
+
+// InvalidArgument for an unknown shape (the message lists the known ones) or a bad count.
+StatusOr<GeneratedFiles> Generate(const GenerateOptions& options);
+
+// The known shapes, in the order above.
+std::vector<std::string> GeneratorShapes();
+
+}  // namespace arbiter::sim

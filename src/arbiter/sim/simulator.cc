@@ -1,0 +1,506 @@
+#include "arbiter/sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <queue>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include <sys/resource.h>
+
+#include "arbiter/cache/snapshot.h"
+#include "arbiter/model/pod_group.h"
+#include "arbiter/resource/resource_name.h"
+#include "arbiter/sim/scenario.h"
+#include "arbiter/sim/scenario_runner.h"
+
+namespace arbiter::sim {
+
+Summary Summarize(std::vector<double> values) {
+  Summary s;
+  s.count = static_cast<std::int64_t>(values.size());
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  auto rank = [&](double p) {
+    // Nearest rank: the smallest value with at least p of the values at or below it.
+    const auto n = static_cast<double>(values.size());
+    const auto index = static_cast<std::size_t>(std::max(0.0, std::ceil(p * n) - 1));
+    return values[std::min(index, values.size() - 1)];
+  };
+  s.p50 = rank(0.50);
+  s.p90 = rank(0.90);
+  s.p99 = rank(0.99);
+  s.max = values.back();
+  double sum = 0;
+  for (double v : values) sum += v;
+  s.mean = sum / static_cast<double>(values.size());
+  return s;
+}
+
+namespace {
+
+constexpr int kIdleSessionsBeforeGivingUp = 3;
+
+struct JobState {
+  const JobSpec* spec = nullptr;
+  std::vector<std::string> pod_uids;
+  std::int32_t placed = 0;
+  std::int64_t placed_cpu = 0;
+  std::int64_t placed_memory = 0;
+  bool arrived = false;
+  bool partial_counted = false;
+  std::int64_t start_ms = -1;
+  std::int64_t finish_ms = -1;
+};
+
+// A step function sampled at event times, integrated and downsampled for the report.
+class StepSeries {
+ public:
+  void Record(std::int64_t t, std::vector<double> values) {
+    if (!points_.empty() && points_.back().first == t) {
+      points_.back().second = std::move(values);
+    } else {
+      points_.emplace_back(t, std::move(values));
+    }
+  }
+  // Time-weighted mean of value `i` over [from, to].
+  double Mean(std::size_t i, std::int64_t from, std::int64_t to) const {
+    if (to <= from || points_.empty()) return points_.empty() ? 0 : points_.back().second[i];
+    double area = 0;
+    for (std::size_t k = 0; k < points_.size(); ++k) {
+      const std::int64_t a = std::max(points_[k].first, from);
+      const std::int64_t b = std::min(k + 1 < points_.size() ? points_[k + 1].first : to, to);
+      if (b > a) area += points_[k].second[i] * static_cast<double>(b - a);
+    }
+    return area / static_cast<double>(to - from);
+  }
+  // At most `max_points` samples: the value in force at evenly spaced instants over [from, to].
+  std::vector<std::pair<std::int64_t, std::vector<double>>> Downsample(
+      std::int64_t from, std::int64_t to, std::size_t max_points) const {
+    std::vector<std::pair<std::int64_t, std::vector<double>>> out;
+    if (points_.empty()) return out;
+    if (points_.size() <= max_points) return points_;
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < max_points; ++i) {
+      const std::int64_t t = from + (to - from) * static_cast<std::int64_t>(i) /
+                                        static_cast<std::int64_t>(max_points - 1);
+      while (k + 1 < points_.size() && points_[k + 1].first <= t) ++k;
+      out.emplace_back(t, points_[k].second);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::int64_t, std::vector<double>>> points_;
+};
+
+class Simulation {
+ public:
+  Simulation(const ClusterSpec& cluster, const Workload& workload, const SimulationOptions& options)
+      : cluster_spec_(cluster), workload_(workload), options_(options) {}
+
+  StatusOr<SimulationReport> Run() {
+    const auto wall_start = std::chrono::steady_clock::now();
+    ARBITER_RETURN_IF_ERROR(Validate());
+    ARBITER_ASSIGN_OR_RETURN(cluster_, SimulatedCluster::Create(options_.config));
+    for (const PriorityClass& pc : cluster_spec_.priority_classes) cluster_->Add(pc);
+    for (const Queue& q : cluster_spec_.queues) cluster_->Add(q);
+    for (const Node& n : cluster_spec_.nodes) {
+      cluster_->Add(n);
+      total_cpu_ += n.allocatable.Get(kResourceCpu);
+      total_memory_ += n.allocatable.Get(kResourceMemory);
+      total_pods_ += n.allocatable.Get(kResourcePods);
+    }
+    for (const auto& [name, queue] : cluster_->queues()) {
+      queue_index_.emplace(name, queues_.size());
+      queues_.emplace_back().name = name;
+    }
+    jobs_.resize(workload_.jobs.size());
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      jobs_[i].spec = &workload_.jobs[i];
+      ++queues_[queue_index_.at(workload_.jobs[i].queue)].jobs;
+    }
+
+    report_.cluster = cluster_spec_.source;
+    report_.workload = workload_.source;
+    report_.description = workload_.description;
+    report_.seed = options_.seed;
+    report_.period_ms = workload_.period_ms;
+    report_.nodes = static_cast<std::int64_t>(cluster_spec_.nodes.size());
+    report_.pods = workload_.pod_count();
+    report_.jobs = static_cast<std::int64_t>(workload_.jobs.size());
+
+    Loop();
+    Finish(wall_start);
+    return std::move(report_);
+  }
+
+ private:
+  struct QueueState {
+    std::string name;
+    std::int64_t jobs = 0;
+    std::int64_t active_jobs = 0;  // arrived, not finished
+    std::int64_t allocated_cpu = 0;
+    std::int64_t deserved_cpu = 0;
+    std::int64_t busy_ms = 0;
+    std::int64_t busy_since = -1;
+    double allocated_area = 0;  // integrals over busy time
+    double deserved_area = 0;
+    std::int64_t last_t = 0;
+    StepSeries series;
+  };
+
+  Status Validate() const {
+    std::set<std::string> queues = {std::string(kDefaultQueueName)};
+    for (const Queue& q : cluster_spec_.queues) queues.insert(q.meta.name);
+    std::set<std::string> classes;
+    for (const PriorityClass& pc : cluster_spec_.priority_classes) classes.insert(pc.meta.name);
+    for (const JobSpec& job : workload_.jobs) {
+      if (!queues.contains(job.queue)) {
+        return InvalidArgumentError(
+            job.queue_origin + ": job " + job.namespace_name + "/" + job.name + " names queue \"" +
+            job.queue + "\", which the cluster file " + cluster_spec_.source + " does not define");
+      }
+      if (!job.priority_class_name.empty() && !classes.contains(job.priority_class_name)) {
+        return InvalidArgumentError(job.priority_class_origin + ": job " + job.namespace_name +
+                                    "/" + job.name + " names priority class \"" +
+                                    job.priority_class_name + "\", which the cluster file " +
+                                    cluster_spec_.source + " does not define");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Clock::WallTime At(std::int64_t t_ms) const {
+    return ScenarioEpoch() + std::chrono::milliseconds(t_ms);
+  }
+
+  void Arrive(std::size_t index, std::int64_t t) {
+    JobState& job = jobs_[index];
+    const JobSpec& spec = *job.spec;
+    job.arrived = true;
+    PodGroup group;
+    group.meta.name = spec.name;
+    group.meta.namespace_name = spec.namespace_name;
+    group.meta.uid = "pg/" + group.meta.Key();
+    group.meta.creation_timestamp = At(spec.arrival_ms);
+    group.spec.min_member = spec.min_member;
+    group.spec.queue = spec.queue;
+    group.spec.priority_class_name = spec.priority_class_name;
+    // What a job controller (Volcano's, Kubeflow's) writes: the requests of the first minMember
+    // pods, so that admission need not wait for the pods.
+    // A sum that overflows (absurd requests) leaves minResources unset: admission then waits
+    // for the pods, as it does for any group without it.
+    std::int32_t counted = 0;
+    bool overflow = false;
+    for (const TaskSpec& task : spec.tasks) {
+      for (std::int32_t r = 0; r < task.replicas && counted < spec.min_member; ++r, ++counted) {
+        overflow = overflow || !group.spec.min_resources.Add(task.requests).ok();
+      }
+    }
+    if (overflow) group.spec.min_resources = ResourceList();
+    cluster_->Add(group);
+    Pod pod;
+    pod.meta.namespace_name = spec.namespace_name;
+    pod.meta.creation_timestamp = At(spec.arrival_ms);
+    pod.meta.labels[std::string(kPodGroupLabel)] = spec.name;
+    pod.spec.scheduler_name = cluster_->scheduler_name();
+    pod.status.phase = PodPhase::kPending;
+    for (const TaskSpec& task : spec.tasks) {
+      pod.meta.labels[std::string(kTaskLabel)] = task.name;
+      pod.spec.containers = {Container{"main", task.requests, {}, ""}};
+      pod.spec.priority = task.priority;
+      pod.spec.node_selector = task.node_selector;
+      pod.spec.tolerations = task.tolerations;
+      for (std::int32_t r = 0; r < task.replicas; ++r) {
+        pod.meta.name = spec.name + "-" + task.name + "-" + std::to_string(r);
+        pod.meta.uid = pod.meta.Key();
+        job.pod_uids.push_back(pod.meta.uid);
+        pod_job_.emplace(pod.meta.uid, index);
+        cluster_->Add(pod);
+      }
+    }
+    QueueState& q = queues_[queue_index_.at(spec.queue)];
+    AdvanceQueue(q, t);
+    if (q.active_jobs++ == 0) q.busy_since = t;
+  }
+
+  void FinishJob(std::size_t index, std::int64_t t) {
+    JobState& job = jobs_[index];
+    job.finish_ms = t;
+    for (const std::string& uid : job.pod_uids) {
+      pod_job_.erase(uid);
+      (void)cluster_->DeletePod(uid);
+    }
+    (void)cluster_->DeletePodGroup(job.spec->namespace_name + "/" + job.spec->name);
+    job.pod_uids.clear();
+    job.pod_uids.shrink_to_fit();
+    used_cpu_ -= job.placed_cpu;
+    used_memory_ -= job.placed_memory;
+    used_pods_ -= job.placed;
+    QueueState& q = queues_[queue_index_.at(job.spec->queue)];
+    AdvanceQueue(q, t);
+    q.allocated_cpu -= job.placed_cpu;
+    if (--q.active_jobs == 0) {
+      q.busy_ms += t - q.busy_since;
+      q.busy_since = -1;
+    }
+    ++report_.jobs_finished;
+  }
+
+  // Accumulates the queue's integrals up to `t` (before its values change at `t`).
+  static void AdvanceQueue(QueueState& q, std::int64_t t) {
+    if (q.active_jobs > 0 && t > q.last_t) {
+      const auto dt = static_cast<double>(t - q.last_t);
+      q.allocated_area += static_cast<double>(q.allocated_cpu) * dt;
+      q.deserved_area += static_cast<double>(q.deserved_cpu) * dt;
+    }
+    q.last_t = t;
+  }
+
+  void ApplySession(const SessionRecord& record, std::int64_t t) {
+    report_.performance.session_ms.push_back(record.scheduler_seconds * 1000);
+    report_.performance.scheduler_seconds += record.scheduler_seconds;
+    for (QueueState& q : queues_) AdvanceQueue(q, t);
+    std::set<std::size_t> touched;
+    for (const BindDecision& bind : record.result.binds) {
+      auto it = pod_job_.find(bind.pod_uid);
+      if (it == pod_job_.end()) continue;
+      JobState& job = jobs_[it->second];
+      const Pod& pod = cluster_->pods().at(bind.pod_uid);
+      const std::int64_t cpu = pod.spec.containers.front().requests.Get(kResourceCpu);
+      const std::int64_t memory = pod.spec.containers.front().requests.Get(kResourceMemory);
+      ++job.placed;
+      job.placed_cpu += cpu;
+      job.placed_memory += memory;
+      used_cpu_ += cpu;
+      used_memory_ += memory;
+      ++used_pods_;
+      queues_[queue_index_.at(job.spec->queue)].allocated_cpu += cpu;
+      touched.insert(it->second);
+      ++report_.binds;
+    }
+    for (std::size_t index : touched) {
+      JobState& job = jobs_[index];
+      if (job.start_ms < 0 && job.placed >= job.spec->min_member) {
+        job.start_ms = t;
+        finishes_.emplace(t + job.spec->duration_ms, index);
+        ++report_.jobs_started;
+      }
+      if (job.placed < job.spec->min_member && !job.partial_counted) {
+        job.partial_counted = true;
+        ++report_.partial_gangs;
+      }
+    }
+    for (const QueueUpdate& update : record.result.queue_updates) {
+      auto it = queue_index_.find(update.name);
+      if (it != queue_index_.end()) {
+        queues_[it->second].deserved_cpu = update.status.deserved.Get(kResourceCpu);
+      }
+    }
+  }
+
+  void Sample(std::int64_t t) {
+    auto fraction = [](std::int64_t used, std::int64_t total) {
+      return total > 0 ? static_cast<double>(used) / static_cast<double>(total) : 0.0;
+    };
+    utilisation_.Record(t, {fraction(used_cpu_, total_cpu_), fraction(used_memory_, total_memory_),
+                            fraction(used_pods_, total_pods_)});
+    for (QueueState& q : queues_) {
+      q.series.Record(t,
+                      {static_cast<double>(q.allocated_cpu), static_cast<double>(q.deserved_cpu)});
+    }
+  }
+
+  void Loop() {
+    const std::int64_t period = workload_.period_ms;
+    std::size_t next_arrival = 0;
+    first_arrival_ = workload_.jobs.front().arrival_ms;
+    // Sessions run on the period's grid, from the first arrival's slot.
+    std::int64_t t = first_arrival_ / period * period;
+    int idle_sessions = 0;
+    while (true) {
+      if (workload_.horizon_ms && t > *workload_.horizon_ms) {
+        end_reason_ = "horizon";
+        t = *workload_.horizon_ms;
+        break;
+      }
+      bool events = false;
+      while (next_arrival < jobs_.size() && workload_.jobs[next_arrival].arrival_ms <= t) {
+        Arrive(next_arrival++, t);
+        events = true;
+      }
+      while (!finishes_.empty() && finishes_.top().first <= t) {
+        FinishJob(finishes_.top().second, t);
+        finishes_.pop();
+        events = true;
+      }
+      const SessionRecord record = cluster_->RunSessionAt(At(t));
+      ApplySession(record, t);
+      Sample(t);
+      ReportProgress(t, next_arrival, record.scheduler_seconds);
+      const bool progress = events || !record.result.binds.empty();
+      idle_sessions = progress ? 0 : idle_sessions + 1;
+      last_t_ = t;
+
+      const bool more_arrivals = next_arrival < jobs_.size();
+      if (!more_arrivals && finishes_.empty()) {
+        if (report_.jobs_finished == report_.jobs) {
+          end_reason_ = "all jobs finished";
+          break;
+        }
+        if (idle_sessions >= kIdleSessionsBeforeGivingUp) {
+          end_reason_ = "no progress possible";
+          break;
+        }
+      }
+      std::int64_t next = t + period;
+      if (idle_sessions >= kIdleSessionsBeforeGivingUp) {
+        // Nothing changes until the next arrival or finish: jump to its slot on the grid.
+        std::int64_t event = std::numeric_limits<std::int64_t>::max();
+        if (more_arrivals) event = workload_.jobs[next_arrival].arrival_ms;
+        if (!finishes_.empty()) event = std::min(event, finishes_.top().first);
+        next = std::max(next, (event + period - 1) / period * period);
+      }
+      t = next;
+    }
+    end_t_ = std::max(t, last_t_);
+  }
+
+  void ReportProgress(std::int64_t t, std::size_t arrived, double session_seconds) {
+    if (!options_.progress) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_progress_).count() <
+        options_.progress_every_seconds) {
+      return;
+    }
+    last_progress_ = now;
+    options_.progress(SimulationProgress{t, cluster_->sessions_run(),
+                                         static_cast<std::int64_t>(arrived), report_.jobs_started,
+                                         report_.jobs_finished, session_seconds * 1000});
+  }
+
+  void Finish(std::chrono::steady_clock::time_point wall_start) {
+    report_.end_ms = end_t_;
+    report_.end_reason = end_reason_;
+    std::int64_t last_finish = first_arrival_;
+    std::vector<double> waits;
+    std::vector<double> gang_waits;
+    std::vector<double> completions;
+    for (const JobState& job : jobs_) {
+      const JobSpec& spec = *job.spec;
+      JobOutcome outcome;
+      outcome.name = spec.namespace_name + "/" + spec.name;
+      outcome.queue = spec.queue;
+      outcome.pods = spec.pod_count();
+      outcome.min_member = spec.min_member;
+      outcome.arrival_ms = spec.arrival_ms;
+      outcome.start_ms = job.start_ms;
+      outcome.finish_ms = job.finish_ms;
+      if (job.start_ms >= 0) {
+        waits.push_back(static_cast<double>(job.start_ms - spec.arrival_ms));
+        if (spec.min_member > 1) gang_waits.push_back(waits.back());
+      } else if (report_.never_started.size() < 20) {
+        report_.never_started.push_back(outcome.name);
+      }
+      if (job.finish_ms >= 0) {
+        completions.push_back(static_cast<double>(job.finish_ms - spec.arrival_ms));
+        last_finish = std::max(last_finish, job.finish_ms);
+      }
+      report_.job_outcomes.push_back(std::move(outcome));
+    }
+    report_.makespan_ms =
+        (report_.jobs_finished == report_.jobs ? last_finish : end_t_) - first_arrival_;
+    report_.wait_ms = Summarize(std::move(waits));
+    report_.gang_wait_ms = Summarize(std::move(gang_waits));
+    report_.completion_ms = Summarize(std::move(completions));
+
+    const std::int64_t to = std::max(end_t_, first_arrival_ + 1);
+    report_.mean_cpu_utilisation = utilisation_.Mean(0, first_arrival_, to);
+    report_.mean_memory_utilisation = utilisation_.Mean(1, first_arrival_, to);
+    for (const auto& [t, v] :
+         utilisation_.Downsample(first_arrival_, to, SimulationReport::kMaxSeriesPoints)) {
+      report_.utilisation.push_back(UtilisationPoint{t, v[0], v[1], v[2]});
+    }
+
+    double sum = 0;
+    double sum_squares = 0;
+    int fair_queues = 0;
+    for (QueueState& q : queues_) {
+      AdvanceQueue(q, end_t_);
+      if (q.busy_since >= 0) q.busy_ms += end_t_ - q.busy_since;
+      QueueOutcome out;
+      out.name = q.name;
+      out.weight = cluster_->queues().at(q.name).spec.weight;
+      out.jobs = q.jobs;
+      out.busy_ms = q.busy_ms;
+      if (q.busy_ms > 0) {
+        out.mean_allocated_millicores = q.allocated_area / static_cast<double>(q.busy_ms);
+        out.mean_deserved_millicores = q.deserved_area / static_cast<double>(q.busy_ms);
+      }
+      if (out.mean_deserved_millicores > 0) {
+        const double x = out.mean_allocated_millicores / out.mean_deserved_millicores;
+        sum += x;
+        sum_squares += x * x;
+        ++fair_queues;
+      }
+      for (const auto& [t, v] :
+           q.series.Downsample(first_arrival_, to, SimulationReport::kMaxSeriesPoints)) {
+        out.series.push_back(QueuePoint{t, std::llround(v[0]), std::llround(v[1])});
+      }
+      if (q.jobs > 0) report_.queues.push_back(std::move(out));
+    }
+    if (fair_queues > 0 && sum_squares > 0) {
+      report_.jain_index = sum * sum / (fair_queues * sum_squares);
+    }
+    report_.sessions = cluster_->sessions_run();
+
+    Performance& perf = report_.performance;
+    perf.session = Summarize(perf.session_ms);
+    perf.decisions_per_second = perf.scheduler_seconds > 0
+                                    ? static_cast<double>(report_.binds) / perf.scheduler_seconds
+                                    : 0;
+    perf.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    rusage usage{};
+    if (getrusage(RUSAGE_SELF, &usage) == 0) perf.peak_rss_bytes = usage.ru_maxrss * 1024;
+  }
+
+  const ClusterSpec& cluster_spec_;
+  const Workload& workload_;
+  const SimulationOptions& options_;
+  std::unique_ptr<SimulatedCluster> cluster_;
+  std::vector<JobState> jobs_;
+  std::unordered_map<std::string, std::size_t> pod_job_;
+  std::vector<QueueState> queues_;
+  std::map<std::string, std::size_t> queue_index_;
+  // Finishes by time, then by job index (arrival order), so that ties are deterministic.
+  std::priority_queue<std::pair<std::int64_t, std::size_t>,
+                      std::vector<std::pair<std::int64_t, std::size_t>>, std::greater<>>
+      finishes_;
+  std::int64_t total_cpu_ = 0, total_memory_ = 0, total_pods_ = 0;
+  std::int64_t used_cpu_ = 0, used_memory_ = 0, used_pods_ = 0;
+  StepSeries utilisation_;
+  std::int64_t first_arrival_ = 0;
+  std::int64_t last_t_ = 0;
+  std::int64_t end_t_ = 0;
+  std::string end_reason_;
+  std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
+  SimulationReport report_;
+};
+
+}  // namespace
+
+StatusOr<SimulationReport> Simulate(const ClusterSpec& cluster, const Workload& workload,
+                                    const SimulationOptions& options) {
+  if (workload.jobs.empty()) return InvalidArgumentError(workload.source + ": no jobs");
+  Simulation simulation(cluster, workload, options);
+  return simulation.Run();
+}
+
+}  // namespace arbiter::sim

@@ -1,0 +1,142 @@
+// Simulate: a workload (sim/workload.h) played on a simulated cluster with a virtual clock, by
+// the real scheduling code: ClusterCache, snapshots, the Scheduler's sessions, actions and
+// plugins from the built-in registry (through SimulatedCluster, sim/scenario_runner.h).
+//
+// The virtual clock runs sessions every `period` while anything can change, and jumps to the
+// next arrival or finish when a session placed nothing and nothing arrived or finished. At each
+// session time, in this order: jobs that arrive by then are created (PodGroup and pods), jobs
+// whose duration is over finish (their pods and group removed), then one session runs and its
+// binds are applied. A job starts at the session that brings it to minMember placed pods and
+// finishes `duration` later. The simulation ends when every job has finished, at the horizon,
+// or when nothing can change any more (no arrivals or finishes to come and three sessions in a
+// row placed nothing); jobs that never started are reported as such.
+//
+// The report has two parts. Everything in `SimulationReport` except `performance` is decided by
+// the inputs and the seed alone, so the same inputs give the same report, byte for byte
+// (sim/report.h writes it). `performance` holds what was measured on this machine: session
+// wall times, decisions per second, peak memory.
+//
+// Thread safety: Simulate is a pure function of its inputs (it only reads the wall clock and
+// the process's memory use, for `performance`).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "arbiter/base/status.h"
+#include "arbiter/framework/config.h"
+#include "arbiter/sim/workload.h"
+
+namespace arbiter::sim {
+
+// Where a running simulation is, for a progress line.
+struct SimulationProgress {
+  std::int64_t t_ms = 0;  // virtual time
+  std::int64_t sessions = 0;
+  std::int64_t jobs_arrived = 0;
+  std::int64_t jobs_started = 0;
+  std::int64_t jobs_finished = 0;
+  double last_session_ms = 0;
+};
+
+struct SimulationOptions {
+  std::uint64_t seed = 1;  // recorded in the report; the workload was drawn with it
+  SchedulerConfig config = DefaultSchedulerConfig();
+  // Called about every `progress_every_seconds` of wall time, when set.
+  std::function<void(const SimulationProgress&)> progress;
+  double progress_every_seconds = 10;
+};
+
+struct JobOutcome {
+  std::string name;  // namespace/name
+  std::string queue;
+  std::int64_t pods = 0;
+  std::int32_t min_member = 1;
+  std::int64_t arrival_ms = 0;
+  std::int64_t start_ms = -1;   // -1: never started
+  std::int64_t finish_ms = -1;  // -1: not finished when the simulation ended
+};
+
+// The cluster at one instant: requests of placed pods over allocatable, each in [0, 1].
+struct UtilisationPoint {
+  std::int64_t t_ms = 0;
+  double cpu = 0;
+  double memory = 0;
+  double pods = 0;
+};
+
+struct QueuePoint {
+  std::int64_t t_ms = 0;
+  std::int64_t allocated_millicores = 0;
+  std::int64_t deserved_millicores = 0;
+};
+
+struct QueueOutcome {
+  std::string name;
+  std::int32_t weight = 1;
+  // Time-weighted means over the time the queue had jobs waiting or running.
+  double mean_allocated_millicores = 0;
+  double mean_deserved_millicores = 0;
+  std::int64_t busy_ms = 0;  // how long it had jobs waiting or running
+  std::int64_t jobs = 0;
+  std::vector<QueuePoint> series;  // downsampled to at most kMaxSeriesPoints
+};
+
+struct Summary {
+  double p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0;
+  std::int64_t count = 0;
+};
+
+struct Performance {
+  std::vector<double> session_ms;   // every session's wall time (snapshot + session)
+  Summary session;                  // of session_ms
+  double scheduler_seconds = 0;     // their sum
+  double decisions_per_second = 0;  // binds / scheduler_seconds
+  double wall_seconds = 0;          // the whole simulation, applying decisions included
+  std::int64_t peak_rss_bytes = 0;  // the process's peak resident memory (getrusage)
+};
+
+struct SimulationReport {
+  static constexpr std::size_t kMaxSeriesPoints = 400;
+
+  std::string cluster;  // the files' names as given
+  std::string workload;
+  std::string description;
+  std::uint64_t seed = 0;
+  std::int64_t period_ms = 0;
+  std::int64_t nodes = 0;
+  std::int64_t pods = 0;
+  std::int64_t jobs = 0;
+  std::int64_t sessions = 0;
+  std::int64_t binds = 0;
+  std::int64_t partial_gangs = 0;  // jobs that ever had 1 .. minMember-1 pods placed: must be 0
+  std::int64_t jobs_started = 0;
+  std::int64_t jobs_finished = 0;
+  std::int64_t end_ms = 0;          // virtual time when the simulation ended
+  std::int64_t makespan_ms = 0;     // first arrival to last finish (or to the end)
+  std::string end_reason;           // "all jobs finished", "horizon", "no progress possible"
+  Summary wait_ms;                  // arrival to start, jobs that started
+  Summary gang_wait_ms;             // the same, jobs with minMember > 1
+  Summary completion_ms;            // arrival to finish, jobs that finished
+  double mean_cpu_utilisation = 0;  // time-weighted over [first arrival, end]
+  double mean_memory_utilisation = 0;
+  double jain_index = 1;                      // over queues of mean allocated / mean deserved
+  std::vector<UtilisationPoint> utilisation;  // downsampled to at most kMaxSeriesPoints
+  std::vector<QueueOutcome> queues;           // by name
+  std::vector<JobOutcome> job_outcomes;       // in arrival order
+  std::vector<std::string> never_started;     // first 20 names of jobs that never started
+
+  Performance performance;
+};
+
+// Fails when the configuration cannot be built or a job names a missing queue or priority
+// class; bad objects are reported, never crash.
+StatusOr<SimulationReport> Simulate(const ClusterSpec& cluster, const Workload& workload,
+                                    const SimulationOptions& options);
+
+// Nearest-rank percentiles, mean and max of `values` (sorted by the call).
+Summary Summarize(std::vector<double> values);
+
+}  // namespace arbiter::sim

@@ -1,0 +1,220 @@
+// Simulate, ReportJson, ReportHtml and the generators, on small inputs: exact times on a tiny
+// cluster, gangs that cannot fit holding nothing, queues by weight, the same seed giving the same
+// report, and every generated shape running with no partial gang.
+#include "arbiter/sim/simulator.h"
+
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "arbiter/sim/generate.h"
+#include "arbiter/sim/report.h"
+
+namespace arbiter::sim {
+namespace {
+
+using ::testing::HasSubstr;
+
+ClusterSpec Cluster(const std::string& yaml) {
+  StatusOr<ClusterSpec> c = ParseClusterSpec(yaml, "c.yaml");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? *c : ClusterSpec();
+}
+
+Workload Jobs(const std::string& yaml, std::uint64_t seed = 1) {
+  StatusOr<Workload> w = ParseWorkload(yaml, "w.yaml", seed);
+  EXPECT_TRUE(w.ok()) << w.status().message();
+  return w.ok() ? *w : Workload();
+}
+
+SimulationReport SimulateOk(const ClusterSpec& c, const Workload& w, std::uint64_t seed = 1) {
+  SimulationOptions options;
+  options.seed = seed;
+  StatusOr<SimulationReport> r = Simulate(c, w, options);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? *r : SimulationReport();
+}
+
+const JobOutcome& Job(const SimulationReport& r, const std::string& name) {
+  for (const JobOutcome& o : r.job_outcomes) {
+    if (o.name == name) return o;
+  }
+  ADD_FAILURE() << "no job " << name;
+  static const JobOutcome kNone;
+  return kNone;
+}
+
+TEST(Summarize, NearestRankPercentiles) {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  const Summary s = Summarize(v);
+  EXPECT_EQ(s.count, 100);
+  EXPECT_EQ(s.p50, 50);
+  EXPECT_EQ(s.p90, 90);
+  EXPECT_EQ(s.p99, 99);
+  EXPECT_EQ(s.max, 100);
+  EXPECT_DOUBLE_EQ(s.mean, 50.5);
+  EXPECT_EQ(Summarize({}).count, 0);
+}
+
+TEST(Simulate, AGangWaitsForRoomAndStartsWhenTheJobBeforeItFinishes) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, cpu: \"4\", memory: 8Gi}]\n");
+  const Workload w = Jobs(R"(jobs:
+  - {name: a, arrival: 0s, duration: 10s, tasks: [{name: t, replicas: 2, requests: {cpu: "1"}}]}
+  - {name: b, arrival: 2s, duration: 5s, tasks: [{name: t, replicas: 4, requests: {cpu: "1"}}]}
+)");
+  const SimulationReport r = SimulateOk(c, w);
+  const JobOutcome& a = Job(r, "default/a");
+  const JobOutcome& b = Job(r, "default/b");
+  EXPECT_EQ(a.start_ms, 0);
+  EXPECT_EQ(a.finish_ms, 10'000);
+  // b needs all 4 CPUs: it waits for a, then starts in the session where a's pods are gone.
+  EXPECT_EQ(b.start_ms, 10'000);
+  EXPECT_EQ(b.finish_ms, 15'000);
+  EXPECT_EQ(r.partial_gangs, 0);
+  EXPECT_EQ(r.jobs_started, 2);
+  EXPECT_EQ(r.jobs_finished, 2);
+  EXPECT_EQ(r.end_reason, "all jobs finished");
+  EXPECT_EQ(r.makespan_ms, 15'000);
+  EXPECT_EQ(r.binds, 6);
+  EXPECT_EQ(r.wait_ms.max, 8000);
+  EXPECT_EQ(r.completion_ms.max, 13'000);
+  // Half the CPU for 10 s, all of it for 5 s, over 15 s.
+  EXPECT_NEAR(r.mean_cpu_utilisation, (0.5 * 10 + 1.0 * 5) / 15, 1e-9);
+  EXPECT_EQ(static_cast<std::int64_t>(r.performance.session_ms.size()), r.sessions);
+  EXPECT_GT(r.performance.peak_rss_bytes, 0);
+}
+
+TEST(Simulate, AGangThatCanNeverFitHoldsNothingAndIsReported) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, replicas: 4, cpu: \"4\", memory: 8Gi}]\n");
+  // Five pods of 3 CPU need five nodes; the small gangs behind it must all run.
+  const Workload w = Jobs(R"(jobs:
+  - {name: unfit, duration: 1m, tasks: [{name: t, replicas: 5, requests: {cpu: "3"}}]}
+  - {name: small, replicas: 8, arrival: 1s, duration: 1m,
+     tasks: [{name: t, replicas: 2, requests: {cpu: "1"}}]}
+)");
+  const SimulationReport r = SimulateOk(c, w);
+  EXPECT_EQ(r.partial_gangs, 0);
+  EXPECT_EQ(r.jobs_started, 8);
+  EXPECT_EQ(r.jobs_finished, 8);
+  EXPECT_EQ(r.end_reason, "no progress possible");
+  ASSERT_EQ(r.never_started.size(), 1U);
+  EXPECT_EQ(r.never_started[0], "default/unfit");
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(Job(r, "default/small-" + std::to_string(i)).start_ms, 1000);
+}
+
+TEST(Simulate, QueuesShareByWeight) {
+  const ClusterSpec c = Cluster(R"(nodes: [{name: n, replicas: 4, cpu: "4", memory: 16Gi}]
+queues: [{name: a, weight: 1}, {name: b, weight: 3}]
+)");
+  const Workload w = Jobs(R"(jobs:
+  - {name: a, replicas: 40, queue: a, duration: 30s, tasks: [{name: t, requests: {cpu: "1"}}]}
+  - {name: b, replicas: 40, queue: b, duration: 30s, tasks: [{name: t, requests: {cpu: "1"}}]}
+)");
+  const SimulationReport r = SimulateOk(c, w);
+  ASSERT_EQ(r.queues.size(), 2U);
+  // While both are flooded, a gets 4 CPUs and b 12; the first session's split shows it.
+  ASSERT_FALSE(r.queues[0].series.empty());
+  EXPECT_EQ(r.queues[0].series.front().allocated_millicores, 4000);
+  EXPECT_EQ(r.queues[1].series.front().allocated_millicores, 12'000);
+  EXPECT_EQ(r.queues[0].series.front().deserved_millicores, 4000);
+  EXPECT_EQ(r.queues[1].series.front().deserved_millicores, 12'000);
+  EXPECT_GT(r.jain_index, 0.99);
+  EXPECT_EQ(r.partial_gangs, 0);
+}
+
+TEST(Simulate, StopsAtTheHorizon) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, cpu: \"1\"}]\n");
+  const Workload w = Jobs(R"(horizon: 30s
+jobs: [{name: j, replicas: 10, duration: 20s, tasks: [{name: t, requests: {cpu: "1"}}]}]
+)");
+  const SimulationReport r = SimulateOk(c, w);
+  EXPECT_EQ(r.end_reason, "horizon");
+  EXPECT_EQ(r.end_ms, 30'000);
+  EXPECT_EQ(r.jobs_finished, 1);
+  EXPECT_EQ(r.jobs_started, 2);
+}
+
+TEST(Simulate, AJobNamingAMissingQueueOrPriorityClassIsAnErrorWithItsLine) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, cpu: \"1\"}]\n");
+  SimulationOptions options;
+  StatusOr<SimulationReport> r = Simulate(
+      c, Jobs("jobs:\n  - {name: j, queue: nope, duration: 1s, tasks: [{name: t}]}\n"), options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("w.yaml:2: jobs[0].queue: job default/j names "
+                                              "queue \"nope\", which the cluster file c.yaml"));
+  r = Simulate(
+      c,
+      Jobs("jobs:\n  - name: j\n    priorityClassName: top\n    duration: 1s\n    tasks: [{name: "
+           "t}]\n"),
+      options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("w.yaml:3: jobs[0].priorityClassName"));
+}
+
+constexpr char kRandomWorkload[] = R"(jobs:
+  - name: g
+    replicas: 60
+    minMember: 3
+    interval: {exponential: 2s}
+    duration: {uniform: [10s, 2m]}
+    tasks: [{name: w, replicas: 3, requests: {cpu: 700m, memory: 1Gi}}]
+)";
+
+TEST(Simulate, TheSameSeedGivesTheSameReportByteForByte) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, replicas: 5, cpu: \"4\", memory: 16Gi}]\n");
+  const std::string first = ReportJson(SimulateOk(c, Jobs(kRandomWorkload, 9), 9), false);
+  const std::string second = ReportJson(SimulateOk(c, Jobs(kRandomWorkload, 9), 9), false);
+  const std::string other = ReportJson(SimulateOk(c, Jobs(kRandomWorkload, 10), 10), false);
+  EXPECT_EQ(first, second);
+  EXPECT_NE(first, other);
+  EXPECT_THAT(first, ::testing::Not(HasSubstr("performance")));
+  EXPECT_THAT(ReportJson(SimulateOk(c, Jobs(kRandomWorkload, 9), 9), true),
+              HasSubstr("\"performance\""));
+}
+
+TEST(ReportJson, HasTheSummaryQueuesJobsAndPerformance) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, replicas: 5, cpu: \"4\", memory: 16Gi}]\n");
+  const nlohmann::json j = nlohmann::json::parse(ReportJson(SimulateOk(c, Jobs(kRandomWorkload))));
+  EXPECT_EQ(j["summary"]["partialGangs"], 0);
+  EXPECT_EQ(j["summary"]["jobsFinished"], 60);
+  EXPECT_EQ(j["jobOutcomes"]["rows"].size(), 60U);
+  EXPECT_EQ(j["queues"][0]["name"], "default");
+  EXPECT_GT(j["performance"]["sessionMs"]["count"].get<int>(), 0);
+  EXPECT_LE(j["utilisation"]["points"].size(), SimulationReport::kMaxSeriesPoints);
+}
+
+TEST(ReportHtml, IsOnePageWithTheFourChartsAndNoExternalResources) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, replicas: 5, cpu: \"4\", memory: 16Gi}]\n");
+  const std::string html = ReportHtml(SimulateOk(c, Jobs(kRandomWorkload)));
+  for (const char* id : {"chart-utilisation", "chart-queues", "chart-waits", "chart-sessions"}) {
+    EXPECT_THAT(html, HasSubstr(std::string("id=\"") + id + "\"")) << id;
+  }
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("src=")));
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("href=")));
+  EXPECT_THAT(html, HasSubstr("</html>"));
+}
+
+TEST(Generate, EveryShapeLoadsAndRunsSmallWithNoPartialGang) {
+  for (const std::string& shape : GeneratorShapes()) {
+    GenerateOptions options;
+    options.shape = shape;
+    options.nodes = 40;  // room for one big gang of 1,000 pods of 100m
+    options.jobs = 6;
+    StatusOr<GeneratedFiles> files = Generate(options);
+    ASSERT_TRUE(files.ok()) << shape << ": " << files.status().message();
+    const SimulationReport r = SimulateOk(Cluster(files->cluster_yaml), Jobs(files->workload_yaml));
+    EXPECT_EQ(r.partial_gangs, 0) << shape;
+    EXPECT_GT(r.jobs_started, 0) << shape;
+    EXPECT_EQ(r.nodes, 40) << shape;
+  }
+  GenerateOptions bad;
+  bad.shape = "huge";
+  EXPECT_THAT(Generate(bad).status().message(), HasSubstr("unknown shape \"huge\" (known: "));
+}
+
+}  // namespace
+}  // namespace arbiter::sim
