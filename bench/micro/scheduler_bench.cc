@@ -12,7 +12,8 @@
 //       The targets, at 5,000 nodes: gangs:1000/size:10 in < 100 ms; gangs:10000/size:1
 //       at >= 100,000 pods/s; gangs:1000/size:3 at <= 30 µs per gang.
 //   BM_TakeSnapshot/...
-//       ClusterCache::TakeSnapshot of the same cluster (not included in BM_Session).
+//       ClusterCache::TakeSnapshot of the same cluster (not included in BM_Session): the snapshot
+//       update after any change, which rebuilds nodes' aggregates and jobs.
 //   BM_NaiveScan/nodes:N/pods:P
 //       The baseline of ARCHITECTURE.md §8 on the same nodes and pods: for every pod, filter (cpu,
 //       memory, pods) and score (least allocated) every node, int64 structure of arrays.
@@ -236,7 +237,7 @@ void BM_NaiveScan(benchmark::State& state) {
 
 void SessionArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"nodes", "gangs", "size", "kinds"});
-  for (std::int64_t nodes : {1000, 5000}) {
+  for (std::int64_t nodes : {1000, 5000, 10000}) {
     b->Args({nodes, 1000, 10, 1});  // 10,000 identical pods in gangs of 10
     b->Args({nodes, 10000, 1, 1});  // 10,000 identical single pods
     b->Args({nodes, 1000, 3, 1});   // 3,000 identical pods in gangs of 3

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <tuple>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "arbiter/base/log.h"
@@ -72,6 +73,38 @@ void ClusterCache::UncountLocked(PodEntry& entry) {
   entry.counted_node.clear();
 }
 
+void ClusterCache::LinkLocked(PodEntry& entry) {
+  const Pod& pod = *entry.pod;
+  if (!IsOurTask(pod)) {
+    UnlinkLocked(entry);
+    return;
+  }
+  std::string group = PodGroupNameOf(pod);
+  const bool singleton = group.empty();
+  JobKey key{pod.meta.namespace_name, singleton ? pod.meta.name : std::move(group), singleton};
+  // Most updates (status, binding) leave the pod in its job.
+  if (entry.job.has_value() && (*entry.job)->first == key) return;
+  UnlinkLocked(entry);
+  auto [it, inserted] = jobs_.try_emplace(std::move(key));
+  if (inserted && !singleton) {
+    if (auto g = groups_.find(GroupKey(it->first.namespace_name, it->first.name));
+        g != groups_.end()) {
+      it->second.group = &g->second;
+    }
+  }
+  it->second.pods.emplace(pod.meta.name, &entry);
+  entry.job = it;
+}
+
+void ClusterCache::UnlinkLocked(PodEntry& entry) {
+  if (!entry.job.has_value()) return;
+  const JobMap::iterator it = *entry.job;
+  entry.job.reset();
+  auto member = it->second.pods.find(entry.pod->meta.name);
+  if (member != it->second.pods.end() && member->second == &entry) it->second.pods.erase(member);
+  if (it->second.pods.empty() && it->second.group == nullptr) jobs_.erase(it);
+}
+
 void ClusterCache::UpsertNode(const Node& node) {
   std::lock_guard lock(mu_);
   NodeEntry& entry = nodes_[node.meta.name];
@@ -90,7 +123,12 @@ void ClusterCache::UpsertPod(const Pod& pod) {
   std::lock_guard lock(mu_);
   PodEntry& entry = pods_[pod.meta.uid];
   UncountLocked(entry);
+  // A pod's name never changes (its uid would), but unlink by the name it is filed under.
+  if (entry.job.has_value() && entry.pod->meta.name != pod.meta.name) UnlinkLocked(entry);
   entry.pod = std::make_shared<const Pod>(pod);
+  auto task_label = pod.meta.labels.find(std::string(kTaskLabel));
+  entry.task_name = task_label == pod.meta.labels.end() ? std::string() : task_label->second;
+  LinkLocked(entry);
   StatusOr<ResourceList> request = pod.EffectiveRequest();
   if (request.ok()) {
     entry.request = resources_.FromList(*request);
@@ -114,6 +152,7 @@ void ClusterCache::DeletePod(const Pod& pod) {
   auto it = pods_.find(pod.meta.uid);
   if (it == pods_.end()) return;
   UncountLocked(it->second);
+  UnlinkLocked(it->second);
   pods_.erase(it);
   ++generation_;
 }
@@ -123,12 +162,18 @@ void ClusterCache::UpsertPodGroup(const PodGroup& group) {
   GroupEntry& entry = groups_[GroupKey(group.meta.namespace_name, group.meta.name)];
   entry.group = std::make_shared<const PodGroup>(group);
   entry.min_resources = resources_.FromList(group.spec.min_resources);
+  jobs_[JobKey{group.meta.namespace_name, group.meta.name, false}].group = &entry;
   ++generation_;
 }
 
 void ClusterCache::DeletePodGroup(const PodGroup& group) {
   std::lock_guard lock(mu_);
   groups_.erase(GroupKey(group.meta.namespace_name, group.meta.name));
+  if (auto it = jobs_.find(JobKey{group.meta.namespace_name, group.meta.name, false});
+      it != jobs_.end()) {
+    it->second.group = nullptr;
+    if (it->second.pods.empty()) jobs_.erase(it);
+  }
   ++generation_;
 }
 
@@ -262,52 +307,42 @@ void ClusterCache::BuildNodesLocked(Snapshot& snapshot) const {
 }
 
 void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
-  // Jobs keyed by (namespace, name, is_singleton): a pod without a group never merges with a
-  // group of the same name.
-  using JobKey = std::tuple<std::string, std::string, bool>;
-  std::map<JobKey, std::vector<const PodEntry*>> members;
-  for (const auto& [uid, entry] : pods_) {
-    const Pod& pod = *entry.pod;
-    if (!IsOurTask(pod)) continue;
-    std::string group = PodGroupNameOf(pod);
-    const bool singleton = group.empty();
-    members[JobKey(pod.meta.namespace_name, singleton ? pod.meta.name : group, singleton)]
-        .push_back(&entry);
-  }
-  // Groups with no pod yet still get a job, so that their status is kept (admission, counts).
-  for (const auto& [key, entry] : groups_) {
-    const std::string& ns = entry.group->meta.namespace_name;
-    if (!options_.namespaces.empty() && !options_.namespaces.contains(ns)) continue;
-    members.try_emplace(JobKey(ns, entry.group->meta.name, false));
-  }
-
   std::optional<std::int32_t> default_priority;
   for (const auto& [name, pc] : priority_classes_) {
     if (pc.global_default)
       default_priority = std::max(default_priority.value_or(pc.value), pc.value);
   }
+  // Node names to indexes once, rather than a search per bound task.
+  std::unordered_map<std::string_view, NodeIndex> node_index;
+  node_index.reserve(snapshot.nodes.size());
+  for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
+    node_index.emplace(snapshot.nodes[i].name(), static_cast<NodeIndex>(i));
+  }
 
-  snapshot.jobs.reserve(members.size());
-  for (auto& [key, pods] : members) {
+  snapshot.jobs.reserve(jobs_.size());
+  snapshot.tasks.reserve(pods_.size());
+  for (const auto& [key, members] : jobs_) {
     const auto& [ns, name, singleton] = key;
+    // Groups with no pod yet still get a job, so that their status is kept (admission, counts),
+    // if their namespace is in scope (pods out of scope are never members).
+    if (members.pods.empty() && !options_.namespaces.empty() && !options_.namespaces.contains(ns)) {
+      continue;
+    }
     JobInfo job;
     job.namespace_name = ns;
     job.name = name;
     const auto job_index = static_cast<JobIndex>(snapshot.jobs.size());
-    std::sort(pods.begin(), pods.end(), [](const PodEntry* a, const PodEntry* b) {
-      return a->pod->meta.name < b->pod->meta.name;
-    });
     if (singleton) {
-      const Pod& pod = *pods.front()->pod;
+      const Pod& pod = *members.pods.begin()->second->pod;
       job.uid = pod.meta.uid;
       job.priority = pod.spec.priority.value_or(default_priority.value_or(0));
       job.priority_class_name = pod.spec.priority_class_name;
       job.creation = pod.meta.creation_timestamp;
       job.phase = pod.spec.node_name.empty() && !IsTerminal(pod) ? PodGroupPhase::kInqueue
                                                                  : PodGroupPhase::kRunning;
-    } else if (auto it = groups_.find(GroupKey(ns, name)); it != groups_.end()) {
-      const PodGroup& group = *it->second.group;
-      job.group = it->second.group;
+    } else if (members.group != nullptr) {
+      const PodGroup& group = *members.group->group;
+      job.group = members.group->group;
       job.uid = group.meta.uid;
       job.queue = group.spec.queue;
       job.min_member = group.spec.min_member;
@@ -319,22 +354,21 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
       } else {
         job.priority = default_priority.value_or(0);
       }
-      job.min_resources = it->second.min_resources;
+      job.min_resources = members.group->min_resources;
       job.phase = group.status.phase;
       job.creation = group.meta.creation_timestamp;
     } else {
+      const Pod& first = *members.pods.begin()->second->pod;
       job.group_missing = true;
-      job.uid = pods.front()->pod->meta.uid;
-      job.creation = pods.front()->pod->meta.creation_timestamp;
+      job.uid = first.meta.uid;
+      job.creation = first.meta.creation_timestamp;
     }
     if (auto q = snapshot.FindQueue(job.queue)) job.queue_index = *q;
-    for (const PodEntry* entry : pods) {
+    job.tasks.reserve(members.pods.size());
+    for (const auto& [pod_name, entry] : members.pods) {
       TaskInfo task;
       task.pod = entry->pod;
-      const Labels& labels = entry->pod->meta.labels;
-      if (auto it = labels.find(std::string(kTaskLabel)); it != labels.end()) {
-        task.task_name = it->second;
-      }
+      task.task_name = entry->task_name;
       task.priority = entry->pod->spec.priority.value_or(0);
       task.request = entry->request;
       task.state = StateOf(*entry->pod, !entry->assumed_node.empty());
@@ -342,7 +376,8 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
           entry->pod->spec.node_name.empty() ? entry->assumed_node : entry->pod->spec.node_name;
       if (!node.empty() && task.state != TaskState::kSucceeded &&
           task.state != TaskState::kFailed) {
-        task.node = snapshot.FindNode(node).value_or(kNoNode);
+        auto it = node_index.find(node);
+        task.node = it == node_index.end() ? kNoNode : it->second;
       }
       task.job = job_index;
       job.tasks.push_back(static_cast<TaskIndex>(snapshot.tasks.size()));

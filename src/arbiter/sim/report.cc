@@ -271,11 +271,10 @@ std::string ReportJson(const SimulationReport& r, bool include_performance) {
            {"rows", std::move(jobs)}};
   if (include_performance) {
     const Performance& p = r.performance;
-    j["performance"] = Json{{"sessionMs", SummaryJson(p.session)},
-                            {"schedulerSeconds", p.scheduler_seconds},
-                            {"decisionsPerSecond", p.decisions_per_second},
-                            {"wallSeconds", p.wall_seconds},
-                            {"peakRssBytes", p.peak_rss_bytes}};
+    j["performance"] = Json{
+        {"sessionMs", SummaryJson(p.session)},     {"snapshotMs", SummaryJson(p.snapshot)},
+        {"schedulerSeconds", p.scheduler_seconds}, {"decisionsPerSecond", p.decisions_per_second},
+        {"wallSeconds", p.wall_seconds},           {"peakRssBytes", p.peak_rss_bytes}};
   }
   return j.dump(2) + "\n";
 }
@@ -317,6 +316,8 @@ std::string ReportHtml(const SimulationReport& r) {
   row("sessions / binds", fmt::format("{} / {}", r.sessions, r.binds));
   row("session time p50 / p99 / max (measured)",
       fmt::format("{:.2f} / {:.2f} / {:.2f} ms", p.session.p50, p.session.p99, p.session.max));
+  row("of which snapshot p50 / p99 (measured)",
+      fmt::format("{:.2f} / {:.2f} ms", p.snapshot.p50, p.snapshot.p99));
   row("decisions per second (measured)", fmt::format("{:.0f}", p.decisions_per_second));
   row("peak memory (measured)",
       fmt::format("{:.0f} MiB", static_cast<double>(p.peak_rss_bytes) / (1 << 20)));

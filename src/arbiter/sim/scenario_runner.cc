@@ -87,6 +87,8 @@ SessionRecord SimulatedCluster::RunSessionAt(Clock::WallTime now) {
   {
     // The cache hands back its last snapshot while nothing changed: the session's time is ours.
     std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now_);
+    record.snapshot_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     record.result = scheduler_->RunSession(*snapshot, now_);
   }
   record.scheduler_seconds =

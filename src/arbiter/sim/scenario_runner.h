@@ -40,8 +40,10 @@ namespace arbiter::sim {
 struct SessionRecord {
   SessionResult result;
   std::vector<std::string> refused_binds;  // "pod ns/p: bound twice (to n1, now n2)", ...
-  // Wall time of the scheduler's part: taking the snapshot and the session itself.
+  // Wall time of the scheduler's part: taking the snapshot and the session itself, and of the
+  // snapshot alone.
   double scheduler_seconds = 0;
+  double snapshot_seconds = 0;
 };
 
 class SimulatedCluster {

@@ -265,6 +265,7 @@ class Simulation {
 
   void ApplySession(const SessionRecord& record, std::int64_t t) {
     report_.performance.session_ms.push_back(record.scheduler_seconds * 1000);
+    snapshot_ms_.push_back(record.snapshot_seconds * 1000);
     report_.performance.scheduler_seconds += record.scheduler_seconds;
     for (QueueState& q : queues_) AdvanceQueue(q, t);
     std::set<std::size_t> touched;
@@ -462,6 +463,7 @@ class Simulation {
 
     Performance& perf = report_.performance;
     perf.session = Summarize(perf.session_ms);
+    perf.snapshot = Summarize(std::move(snapshot_ms_));
     perf.decisions_per_second = perf.scheduler_seconds > 0
                                     ? static_cast<double>(report_.binds) / perf.scheduler_seconds
                                     : 0;
@@ -486,6 +488,7 @@ class Simulation {
   std::int64_t total_cpu_ = 0, total_memory_ = 0, total_pods_ = 0;
   std::int64_t used_cpu_ = 0, used_memory_ = 0, used_pods_ = 0;
   StepSeries utilisation_;
+  std::vector<double> snapshot_ms_;
   std::int64_t first_arrival_ = 0;
   std::int64_t last_t_ = 0;
   std::int64_t end_t_ = 0;

@@ -92,6 +92,7 @@ struct Summary {
 struct Performance {
   std::vector<double> session_ms;   // every session's wall time (snapshot + session)
   Summary session;                  // of session_ms
+  Summary snapshot;                 // of the snapshot's part of each session
   double scheduler_seconds = 0;     // their sum
   double decisions_per_second = 0;  // binds / scheduler_seconds
   double wall_seconds = 0;          // the whole simulation, applying decisions included

@@ -93,7 +93,8 @@ int RunSimulate(const SimulateFlags& flags) {
       Ms(static_cast<double>(r.makespan_ms)), Ms(r.wait_ms.p50), Ms(r.wait_ms.p99),
       Ms(r.gang_wait_ms.p50), Ms(r.gang_wait_ms.p99), 100 * r.mean_cpu_utilisation,
       100 * r.mean_memory_utilisation, r.jain_index, p.session.p50, p.session.p99, p.session.max,
-      p.decisions_per_second, p.wall_seconds, static_cast<double>(p.peak_rss_bytes) / (1 << 20));
+      p.snapshot.p50, p.snapshot.p99, p.decisions_per_second, p.wall_seconds,
+      static_cast<double>(p.peak_rss_bytes) / (1 << 20));
   for (const arbiter::sim::QueueOutcome& q : r.queues) {
     std::cout << fmt::format("queue {} (weight {}): mean allocated {:.2f} cpu, deserved {:.2f}\n",
                              q.name, q.weight, q.mean_allocated_millicores / 1000,
