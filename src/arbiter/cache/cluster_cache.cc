@@ -81,7 +81,8 @@ void ClusterCache::LinkLocked(PodEntry& entry) {
   }
   std::string group = PodGroupNameOf(pod);
   const bool singleton = group.empty();
-  JobKey key{pod.meta.namespace_name, singleton ? pod.meta.name : std::move(group), singleton};
+  if (singleton) group = pod.meta.name;
+  JobKey key{pod.meta.namespace_name, std::move(group), singleton};
   // Most updates (status, binding) leave the pod in its job.
   if (entry.job.has_value() && (*entry.job)->first == key) return;
   UnlinkLocked(entry);

@@ -178,6 +178,7 @@ void Histogram(std::string& out, std::string_view id, std::string_view title,
     counts[std::min(bin, counts.size() - 1)] += 1;
   }
   std::vector<std::string> labels;
+  labels.reserve(counts.size());
   for (int b = 0; b < bins; ++b) labels.push_back(label(top * b / bins));
   BarChart(out, id, title, labels, counts, "#4e79a7", "");
 }

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "arbiter/model/pod_group.h"
@@ -331,8 +332,8 @@ StatusOr<std::vector<JobSpec>> ParseTrace(std::string_view csv, std::string_view
       }
       for (const std::string& r : kRequired) {
         if (!column.contains(r)) {
-          return InvalidArgumentError(where + "missing column " + r +
-                                      " (required: " + yaml::Join(kRequired) + ")");
+          return InvalidArgumentError(
+              fmt::format("{}missing column {} (required: {})", where, r, yaml::Join(kRequired)));
         }
       }
       continue;
@@ -346,7 +347,7 @@ StatusOr<std::vector<JobSpec>> ParseTrace(std::string_view csv, std::string_view
       return it == column.end() ? std::string_view() : cells[it->second];
     };
     auto error = [&](std::string_view col, const std::string& what) {
-      return InvalidArgumentError(where + "column " + std::string(col) + ": " + what);
+      return InvalidArgumentError(fmt::format("{}column {}: {}", where, col, what));
     };
     auto integer = [&](std::string_view col, std::int64_t fallback, std::int64_t min,
                        std::int64_t max) -> StatusOr<std::int64_t> {
@@ -454,8 +455,8 @@ StatusOr<Workload> ParseWorkload(std::string_view yaml, std::string_view source,
       ARBITER_ASSIGN_OR_RETURN(std::vector<JobSpec> traced, ParseTrace(*text, path));
       for (JobSpec& job : traced) {
         if (!job_names.insert(job.namespace_name + "/" + job.name).second) {
-          return trace.Error(path + ": job " + job.namespace_name + "/" + job.name +
-                             " is also in the jobs of " + name);
+          return trace.Error(fmt::format("{}: job {}/{} is also in the jobs of {}", path,
+                                         job.namespace_name, job.name, name));
         }
         w.jobs.push_back(std::move(job));
       }
