@@ -274,8 +274,12 @@ std::uint64_t ClusterCache::generation() const {
 }
 
 std::shared_ptr<const Snapshot> ClusterCache::TakeSnapshot(Clock::WallTime now) {
+  // The previous snapshot, when nobody else holds it, is freed after the lock is released: at
+  // 150,000 pods freeing it takes tens of milliseconds that the watches need not wait for.
+  std::shared_ptr<const Snapshot> previous;
   std::lock_guard lock(mu_);
   if (last_snapshot_ != nullptr && snapshot_generation_ == generation_) return last_snapshot_;
+  previous = std::move(last_snapshot_);
   last_snapshot_ = BuildLocked(now);
   snapshot_generation_ = generation_;
   return last_snapshot_;

@@ -393,7 +393,9 @@ std::string ReportHtml(const SimulationReport& r) {
 
   out.append("<h2>Session times (measured)</h2>\n");
   Histogram(out, "chart-sessions", "Sessions by wall time (snapshot + session)", p.session_ms, 20,
-            [](double ms) { return fmt::format("{:.3g} ms", ms); });
+            [](double ms) {
+              return ms >= 10 ? fmt::format("{:.0f} ms", ms) : fmt::format("{:.2g} ms", ms);
+            });
 
   out.append(kScript);
   out.append("\n</body></html>\n");

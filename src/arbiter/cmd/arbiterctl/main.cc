@@ -86,7 +86,8 @@ int RunSimulate(const SimulateFlags& flags) {
       "jobs started {}  finished {}  partial gangs {}\n"
       "makespan {}  wait p50 {} p99 {}  gang wait p50 {} p99 {}\n"
       "mean utilisation cpu {:.1f} %  memory {:.1f} %  Jain's index {:.3f}\n"
-      "session time p50 {:.2f} ms  p99 {:.2f} ms  max {:.2f} ms\n"
+      "session time p50 {:.2f} ms  p99 {:.2f} ms  max {:.2f} ms (snapshot p50 {:.2f} ms  p99 "
+      "{:.2f} ms)\n"
       "decisions {:.0f}/s  wall {:.1f} s  peak memory {:.0f} MiB\n",
       r.nodes, r.jobs, r.pods, r.seed, r.end_reason, Ms(static_cast<double>(r.end_ms)), r.sessions,
       r.binds, r.jobs_started, r.jobs_finished, r.partial_gangs,
