@@ -142,6 +142,7 @@ void ClusterCache::UpsertPod(const Pod& pod) {
   // The watch settles an assumption: the pod is bound (to whichever node), or finished.
   if (!pod.spec.node_name.empty() || IsTerminal(pod)) {
     entry.assumed_node.clear();
+    if (entry.assume_expiry.has_value()) expiring_.erase(pod.meta.uid);
     entry.assume_expiry.reset();
   }
   CountLocked(entry);
@@ -154,6 +155,7 @@ void ClusterCache::DeletePod(const Pod& pod) {
   if (it == pods_.end()) return;
   UncountLocked(it->second);
   UnlinkLocked(it->second);
+  expiring_.erase(it->first);
   pods_.erase(it);
   ++generation_;
 }
@@ -221,6 +223,7 @@ void ClusterCache::Assume(const std::string& pod_uid, const std::string& node_na
   UncountLocked(it->second);
   it->second.assumed_node = node_name;
   it->second.assume_expiry.reset();
+  expiring_.erase(pod_uid);
   CountLocked(it->second);
   ++generation_;
 }
@@ -231,20 +234,29 @@ void ClusterCache::BindFailed(const std::string& pod_uid, Clock::MonotonicTime n
   auto it = pods_.find(pod_uid);
   if (it == pods_.end() || it->second.assumed_node.empty()) return;
   it->second.assume_expiry = now + ttl;
+  expiring_.insert(pod_uid);
 }
 
 int ClusterCache::ExpireAssumed(Clock::MonotonicTime now) {
   std::lock_guard lock(mu_);
   int expired = 0;
-  for (auto& [uid, entry] : pods_) {
-    if (entry.assumed_node.empty() || !entry.assume_expiry.has_value() ||
-        *entry.assume_expiry > now) {
+  for (auto uid = expiring_.begin(); uid != expiring_.end();) {
+    auto it = pods_.find(*uid);
+    if (it == pods_.end() || !it->second.assume_expiry.has_value() ||
+        it->second.assumed_node.empty()) {
+      uid = expiring_.erase(uid);
+      continue;
+    }
+    PodEntry& entry = it->second;
+    if (*entry.assume_expiry > now) {
+      ++uid;
       continue;
     }
     UncountLocked(entry);
     entry.assumed_node.clear();
     entry.assume_expiry.reset();
     CountLocked(entry);
+    uid = expiring_.erase(uid);
     ++expired;
   }
   if (expired > 0) ++generation_;
@@ -258,6 +270,7 @@ void ClusterCache::Forget(const std::string& pod_uid) {
   UncountLocked(it->second);
   it->second.assumed_node.clear();
   it->second.assume_expiry.reset();
+  expiring_.erase(pod_uid);
   CountLocked(it->second);
   ++generation_;
 }

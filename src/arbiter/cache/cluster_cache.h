@@ -138,6 +138,8 @@ class ClusterCache {
   std::map<std::string, PodEntry, std::less<>> pods_;             // by uid
   std::map<std::string, GroupEntry, std::less<>> groups_;         // by ns/name
   JobMap jobs_;  // every job with a task or a PodGroup
+  // Pods whose failed bind has an expiry: what ExpireAssumed visits, rather than every pod.
+  std::set<std::string, std::less<>> expiring_;
   std::map<std::string, std::shared_ptr<const Queue>, std::less<>> queues_;
   std::map<std::string, PriorityClass, std::less<>> priority_classes_;
   std::map<std::string, Labels, std::less<>> namespaces_;

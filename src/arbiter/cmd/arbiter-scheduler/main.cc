@@ -46,6 +46,7 @@ struct Flags {
   std::string period = "1s";
   double kube_api_qps = 50;
   int kube_api_burst = 100;
+  int bind_workers = 16;
   int verbosity = 0;
 };
 
@@ -114,6 +115,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--kube-api-burst", flags.kube_api_burst, "API request burst (client-side)")
       ->capture_default_str();
+  app.add_option("--bind-workers", flags.bind_workers, "binds in flight at once")
+      ->capture_default_str();
   app.add_option("-v,--v", flags.verbosity, "log verbosity (2: a line per session)")
       ->capture_default_str();
 
@@ -134,6 +137,9 @@ int main(int argc, char** argv) {
   if (flags.scheduler_name.empty()) return Usage("--scheduler-name: must not be empty");
   if (!(flags.kube_api_qps > 0)) return Usage("--kube-api-qps: must be positive");
   if (flags.kube_api_burst < 1) return Usage("--kube-api-burst: must be at least 1");
+  if (flags.bind_workers < 1 || flags.bind_workers > 256) {
+    return Usage("--bind-workers: must be between 1 and 256");
+  }
   arbiter::StatusOr<std::chrono::nanoseconds> period =
       arbiter::runtime::ParseDuration(flags.period);
   if (!period.ok()) return Usage("--period: " + period.status().message());
@@ -171,6 +177,7 @@ int main(int argc, char** argv) {
   ARBITER_LOG(kInfo) << "api server: " << *rest;
 
   arbiter::runtime::RuntimeOptions options;
+  options.binder.workers = flags.bind_workers;
   options.cache.scheduler_name = flags.scheduler_name;
   options.cache.namespaces = *namespaces;
   options.cache.node_selector = *node_selector;
