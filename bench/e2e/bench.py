@@ -8,14 +8,18 @@
           B <pod> <ms> <node>   the first event that shows spec.nodeName set (it was bound)
       Touches FILE (--ready) once the watch is established; exits 0 when N pods have been seen
       bound (after the lines "C <its CPU seconds>" and "R <times the watch was resumed>").
-  bench.py create   --ns NS --count N --scheduler NAME [--group-size G] [--threads T]
+  bench.py create   --ns NS --count N --scheduler NAME [--group-size G] [--upstream-groups]
+                    [--threads T]
       Creates N pods (100m CPU / 500Mi, as upstream scheduler_perf's pod-default.yaml) named
       pod-0..N-1 with T keep-alive connections in parallel; with G > 0, pod i joins PodGroup
-      g-<i/G> (label arbiter.dev/pod-group). Prints a JSON summary.
-  bench.py podgroups --ns NS --count K --min-member M [--threads T]
-      Creates PodGroups g-0..g-(K-1) with spec.minMember M.
+      g-<i/G>: Arbiter's (label arbiter.dev/pod-group), or with --upstream-groups Kubernetes'
+      own (spec.schedulingGroup.podGroupName, scheduling.k8s.io/v1alpha2). Prints a JSON summary.
+  bench.py podgroups --ns NS --count K --min-member M [--upstream] [--threads T]
+      Creates PodGroups g-0..g-(K-1) with spec.minMember M (arbiter.dev/v1alpha1), or with
+      --upstream scheduling.k8s.io/v1alpha2 PodGroups with a gang policy of minCount M.
   bench.py delete   --ns NS [--podgroups]
-      Deletes every pod (grace period 0) of NS with one DELETE of the collection (and PodGroups).
+      Deletes every pod (grace period 0) of NS with one DELETE of the collection (and both kinds
+      of PodGroups).
   bench.py count    --ns NS
       Prints the number of pods in NS.
   bench.py summarize --events FILE --out FILE [--set KEY=VALUE...]
@@ -203,7 +207,10 @@ def create(args):
 
     def request(i):
         pod_i = dict(pod, metadata={"name": f"pod-{i}", "labels": {"app": "bench"}})
-        if args.group_size > 0:
+        if args.group_size > 0 and args.upstream_groups:
+            pod_i["spec"] = dict(pod["spec"],
+                                 schedulingGroup={"podGroupName": f"g-{i // args.group_size}"})
+        elif args.group_size > 0:
             pod_i["metadata"]["labels"]["arbiter.dev/pod-group"] = f"g-{i // args.group_size}"
         return "POST", path, json.dumps(pod_i)
 
@@ -216,10 +223,21 @@ def create(args):
     return 0 if not results["errors"] else 1
 
 
+UPSTREAM_PODGROUPS = "/apis/scheduling.k8s.io/v1alpha2/namespaces/{ns}/podgroups"
+
+
 def podgroups(args):
-    path = f"/apis/arbiter.dev/v1alpha1/namespaces/{args.ns}/podgroups"
+    if args.upstream:
+        path = UPSTREAM_PODGROUPS.format(ns=args.ns)
+    else:
+        path = f"/apis/arbiter.dev/v1alpha1/namespaces/{args.ns}/podgroups"
 
     def request(i):
+        if args.upstream:
+            return "POST", path, json.dumps({
+                "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+                "metadata": {"name": f"g-{i}"},
+                "spec": {"schedulingPolicy": {"gang": {"minCount": args.min_member}}}})
         return "POST", path, json.dumps({
             "apiVersion": "arbiter.dev/v1alpha1", "kind": "PodGroup",
             "metadata": {"name": f"g-{i}"}, "spec": {"minMember": args.min_member}})
@@ -236,8 +254,11 @@ def delete(args):
     paths = [f"/api/v1/namespaces/{args.ns}/pods"]
     if args.podgroups:
         paths.append(f"/apis/arbiter.dev/v1alpha1/namespaces/{args.ns}/podgroups")
+        paths.append(UPSTREAM_PODGROUPS.format(ns=args.ns))
     for path in paths:
         status, data = api.call("DELETE", path, body)
+        if status == 404 and "scheduling.k8s.io" in path:
+            continue  # the API server does not serve upstream PodGroups
         if status != 200:
             sys.exit(f"delete: {path}: HTTP {status}: {data[:300]!r}")
     return 0
@@ -389,11 +410,13 @@ def main():
     p.add_argument("--count", type=int, required=True)
     p.add_argument("--scheduler", required=True)
     p.add_argument("--group-size", type=int, default=0)
+    p.add_argument("--upstream-groups", action="store_true")
     p.add_argument("--threads", type=int, default=4)
     p = sub.add_parser("podgroups")
     p.add_argument("--ns", required=True)
     p.add_argument("--count", type=int, required=True)
     p.add_argument("--min-member", type=int, required=True)
+    p.add_argument("--upstream", action="store_true")
     p.add_argument("--threads", type=int, default=4)
     p = sub.add_parser("delete")
     p.add_argument("--ns", required=True)

@@ -14,14 +14,17 @@ Usage: bench/e2e/run.sh [options]
 Options:
   --nodes N          kwok nodes of 4 CPU / 32Gi / 110 pods (default: 1000)
   --pods N           pods per phase, 100m CPU / 500Mi each (default: 3000)
-  --gangs N          PodGroups of the arbiter-gang phase (default: 1000; 0 skips the phase)
+  --gangs N          PodGroups of the gang phases (default: 1000; 0 skips them)
   --gang-size N      pods per PodGroup, = minMember (default: 3)
   --qps Q            client QPS of every scheduler (default: 5000)
   --burst B          client burst of every scheduler (default: 5000)
   --workers N        bind threads of the null binder (default: 16)
   --creators N       parallel connections creating pods (default: 4)
   --phases LIST      comma-separated, in this order by default:
-                     null-binder,kube-scheduler,arbiter,arbiter-gang
+                     null-binder,kube-scheduler,kube-scheduler-gang,arbiter,arbiter-gang
+                     (kube-scheduler-gang: upstream's alpha gang scheduling, the
+                     GenericWorkload and GangScheduling feature gates and
+                     scheduling.k8s.io/v1alpha2 PodGroups, on the same gangs)
   --json FILE        results (default: _output/bench/e2e-<UTC date>.json; logs beside it in
                      _output/bench/e2e-<UTC date>/)
   --bin-dir DIR      where arbiter-scheduler and null-binder are
@@ -41,7 +44,7 @@ KUBECTL="$ROOT/_output/bin/kubectl"
 stamp="$(date -u +%Y%m%d-%H%M%S)"
 
 nodes=1000 pods=3000 gangs=1000 gang_size=3 qps=5000 burst=5000 workers=16 creators=4 precreate=0
-phases="null-binder,kube-scheduler,arbiter,arbiter-gang"
+phases="null-binder,kube-scheduler,kube-scheduler-gang,arbiter,arbiter-gang"
 json="$ROOT/_output/bench/e2e-$stamp.json"
 bin_dir="${ARBITER_BIN_DIR:-$ROOT/build/bin}"
 phase_timeout=600
@@ -76,11 +79,11 @@ fi
 IFS=, read -ra phase_list <<<"$phases"
 for phase in "${phase_list[@]}"; do
   case $phase in
-    null-binder | kube-scheduler | arbiter | arbiter-gang) ;;
+    null-binder | kube-scheduler | kube-scheduler-gang | arbiter | arbiter-gang) ;;
     *) echo "error: unknown phase $phase" >&2; exit 2 ;;
   esac
 done
-((gangs > 0)) || mapfile -t phase_list < <(printf '%s\n' "${phase_list[@]}" | grep -vx arbiter-gang)
+((gangs > 0)) || mapfile -t phase_list < <(printf '%s\n' "${phase_list[@]}" | grep -v -- '-gang$')
 if [[ ! -x $bin_dir/arbiter-scheduler || ! -x $bin_dir/null-binder ]]; then
   echo "error: no $bin_dir/arbiter-scheduler or null-binder (hack/build.sh, or --bin-dir)" >&2
   exit 2
@@ -170,7 +173,9 @@ trap 'exit 143' TERM
 log "starting cluster $name: $nodes nodes; logs and per-phase results in $logs"
 cluster_started=1
 out=$("$ROOT/hack/cluster/up.sh" --name "$name" --nodes "$nodes" --node-cpu 4 --node-memory 32Gi \
-  --node-pods 110 --node-lease-seconds 0 --timeout $((120 + nodes / 20)) 2>"$logs/up.log") ||
+  --node-pods 110 --node-lease-seconds 0 --timeout $((120 + nodes / 20)) \
+  --apiserver-arg=--runtime-config=scheduling.k8s.io/v1alpha2=true \
+  --apiserver-arg=--feature-gates=GenericWorkload=true 2>"$logs/up.log") ||
   { tail -n 30 "$logs/up.log" >&2; die "hack/cluster/up.sh failed"; }
 export KUBECONFIG="${out##*export KUBECONFIG=}"
 export ARBITER_CLUSTER_ENV="${KUBECONFIG%/*}/cluster.env"
@@ -199,8 +204,11 @@ start_scheduler() {
         --kube-api-qps "$qps" --kube-api-burst "$burst" --workers "$workers" \
         </dev/null >"$logs/$phase.log" 2>&1 &
       ;;
-    kube-scheduler)
-      cat >"$logs/kube-scheduler.yaml" <<EOF
+    kube-scheduler | kube-scheduler-gang)
+      local gates=()
+      [[ $phase == kube-scheduler-gang ]] &&
+        gates=("--feature-gates=GenericWorkload=true,GangScheduling=true")
+      cat >"$logs/$phase.yaml" <<EOF
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
@@ -212,7 +220,7 @@ leaderElection:
 profiles:
 - schedulerName: $scheduler
 EOF
-      "$ROOT/_output/bin/kube-scheduler" --config="$logs/kube-scheduler.yaml" \
+      "$ROOT/_output/bin/kube-scheduler" --config="$logs/$phase.yaml" "${gates[@]}" \
         --authentication-kubeconfig="$KUBECONFIG" --authorization-kubeconfig="$KUBECONFIG" \
         --secure-port=0 --v=1 </dev/null >"$logs/$phase.log" 2>&1 &
       ;;
@@ -261,9 +269,11 @@ quiesce() {
 run_phase() {
   local phase=$1 n=$pods group_size=0
   local ns="bench-$phase" scheduler="bench-$phase"
-  if [[ $phase == arbiter-gang ]]; then
+  local upstream=()
+  if [[ $phase == *-gang ]]; then
     n=$((gangs * gang_size))
     group_size=$gang_size
+    [[ $phase == kube-scheduler-gang ]] && upstream=(--upstream)
   fi
   log "phase $phase: $n pods, namespace $ns, schedulerName $scheduler"
   k create namespace "$ns" >/dev/null
@@ -282,11 +292,20 @@ run_phase() {
   ((precreate)) || { t0=$(now_ms) s0=$(proc_ticks "$sched_pid") m0=$(machine_ticks); }
   ((precreate)) || { r0=$(proc_ticks "$recorder_pid"); mapfile -t c0 < <(component_ticks); }
   if ((group_size > 0)); then
-    bench podgroups --ns "$ns" --count "$gangs" --min-member "$gang_size" --threads "$creators" ||
-      die "creating the PodGroups failed"
+    bench podgroups --ns "$ns" --count "$gangs" --min-member "$gang_size" --threads "$creators" \
+      "${upstream[@]}" || die "creating the PodGroups failed"
   fi
+  local groups_of=()
+  ((${#upstream[@]})) && groups_of=(--upstream-groups)
   created=$(bench create --ns "$ns" --count "$n" --scheduler "$scheduler" \
-    --group-size "$group_size" --threads "$creators") || die "creating the pods failed: $created"
+    --group-size "$group_size" --threads "$creators" "${groups_of[@]}") ||
+    die "creating the pods failed: $created"
+  # An API server without the GenericWorkload gate would drop the field silently, and the phase
+  # would measure pods scheduled one by one.
+  if ((${#upstream[@]})); then
+    [[ $(k -n "$ns" get pod pod-0 -o jsonpath='{.spec.schedulingGroup.podGroupName}') == g-0 ]] ||
+      die "pod-0 has no spec.schedulingGroup: the API server does not serve gang scheduling"
+  fi
   log "phase $phase: created: $created"
   if ((precreate)); then  # the backlog is there: now the scheduler, from its first instruction
     t0=$(now_ms) m0=$(machine_ticks) r0=$(proc_ticks "$recorder_pid")
