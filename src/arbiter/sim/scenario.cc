@@ -1,11 +1,9 @@
 #include "arbiter/sim/scenario.h"
 
 #include <charconv>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include <yaml-cpp/yaml.h>
@@ -319,26 +317,13 @@ StatusOr<Scenario> Convert(const YAML::Node& root, const std::string& source) {
 
 StatusOr<Scenario> ParseScenario(std::string_view yaml, std::string_view source) {
   const std::string name(source);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(name + ":" + std::to_string(e.mark.line + 1) +
-                                ": not valid YAML: " + e.msg);
-  }
-  try {
-    return Convert(root, name);
-  } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  return yaml::WithDocument(yaml, name,
+                            [&](const YAML::Node& root) { return Convert(root, name); });
 }
 
 StatusOr<Scenario> LoadScenarioFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFoundError("scenario " + path + ": cannot be read");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseScenario(buffer.str(), path);
+  ARBITER_ASSIGN_OR_RETURN(std::string text, yaml::ReadFile(path, "scenario"));
+  return ParseScenario(text, path);
 }
 
 }  // namespace arbiter::sim

@@ -4,11 +4,9 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include <fmt/format.h>
@@ -214,32 +212,6 @@ Status ParseJobs(const Value& v, std::mt19937_64& rng, std::set<std::string>& jo
   return Status::Ok();
 }
 
-StatusOr<std::string> ReadFile(const std::string& path, std::string_view what) {
-  std::ifstream in(path);
-  if (!in) return NotFoundError(std::string(what) + " " + path + ": cannot be read");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-// Runs `convert` on the parsed document, turning yaml-cpp's exceptions into errors with a line.
-template <typename Convert>
-auto WithDocument(std::string_view text, const std::string& source, Convert convert)
-    -> decltype(convert(YAML::Node())) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(source + ":" + std::to_string(e.mark.line + 1) +
-                                ": not valid YAML: " + e.msg);
-  }
-  try {
-    return convert(root);
-  } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-}
-
 // Splits one CSV line (no quoting: names and quantities never need it).
 std::vector<std::string_view> SplitCsv(std::string_view line) {
   std::vector<std::string_view> cells;
@@ -262,7 +234,7 @@ std::vector<std::string_view> SplitCsv(std::string_view line) {
 
 StatusOr<ClusterSpec> ParseClusterSpec(std::string_view yaml, std::string_view source) {
   const std::string name(source);
-  return WithDocument(yaml, name, [&](const YAML::Node& root) -> StatusOr<ClusterSpec> {
+  return yaml::WithDocument(yaml, name, [&](const YAML::Node& root) -> StatusOr<ClusterSpec> {
     const Value v(name, root, "", 0);
     if (!root.IsMap()) return v.Error("expected a mapping");
     ARBITER_RETURN_IF_ERROR(v.CheckKeys({"description", "nodes", "queues", "priorityClasses"}));
@@ -294,7 +266,7 @@ StatusOr<ClusterSpec> ParseClusterSpec(std::string_view yaml, std::string_view s
 }
 
 StatusOr<ClusterSpec> LoadClusterFile(const std::string& path) {
-  ARBITER_ASSIGN_OR_RETURN(std::string text, ReadFile(path, "cluster file"));
+  ARBITER_ASSIGN_OR_RETURN(std::string text, yaml::ReadFile(path, "cluster file"));
   return ParseClusterSpec(text, path);
 }
 
@@ -418,7 +390,7 @@ StatusOr<std::vector<JobSpec>> ParseTrace(std::string_view csv, std::string_view
 StatusOr<Workload> ParseWorkload(std::string_view yaml, std::string_view source, std::uint64_t seed,
                                  const std::string& base_dir) {
   const std::string name(source);
-  return WithDocument(yaml, name, [&](const YAML::Node& root) -> StatusOr<Workload> {
+  return yaml::WithDocument(yaml, name, [&](const YAML::Node& root) -> StatusOr<Workload> {
     const Value v(name, root, "", 0);
     if (!root.IsMap()) return v.Error("expected a mapping");
     ARBITER_RETURN_IF_ERROR(v.CheckKeys({"description", "period", "horizon", "jobs", "trace"}));
@@ -450,7 +422,7 @@ StatusOr<Workload> ParseWorkload(std::string_view yaml, std::string_view source,
       if (!base_dir.empty() && std::filesystem::path(path).is_relative()) {
         path = (std::filesystem::path(base_dir) / path).string();
       }
-      StatusOr<std::string> text = ReadFile(path, "trace");
+      StatusOr<std::string> text = yaml::ReadFile(path, "trace");
       if (!text.ok()) return trace.Error(text.status().message());
       ARBITER_ASSIGN_OR_RETURN(std::vector<JobSpec> traced, ParseTrace(*text, path));
       for (JobSpec& job : traced) {
@@ -470,7 +442,7 @@ StatusOr<Workload> ParseWorkload(std::string_view yaml, std::string_view source,
 }
 
 StatusOr<Workload> LoadWorkloadFile(const std::string& path, std::uint64_t seed) {
-  ARBITER_ASSIGN_OR_RETURN(std::string text, ReadFile(path, "workload file"));
+  ARBITER_ASSIGN_OR_RETURN(std::string text, yaml::ReadFile(path, "workload file"));
   return ParseWorkload(text, path, seed, std::filesystem::path(path).parent_path().string());
 }
 

@@ -1,8 +1,19 @@
 #include "arbiter/sim/yaml_value.h"
 
+#include <fstream>
+#include <sstream>
+
 #include "arbiter/resource/resource_name.h"
 
 namespace arbiter::sim::yaml {
+
+StatusOr<std::string> ReadFile(const std::string& path, std::string_view what) {
+  std::ifstream in(path);
+  if (!in) return NotFoundError(std::string(what) + " " + path + ": cannot be read");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
 
 StatusOr<std::vector<std::string>> ReplicaNames(const Value& v, std::int64_t max) {
   ARBITER_ASSIGN_OR_RETURN(std::string name, v.Key("name").RequiredString());

@@ -16,6 +16,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -200,6 +201,28 @@ struct Known {
   std::set<std::string> queues;
   std::set<std::string> priority_classes;
 };
+
+// Runs `convert` on the parsed document, turning yaml-cpp's exceptions into errors that name
+// `source` and the line.
+template <typename Convert>
+auto WithDocument(std::string_view text, const std::string& source, Convert convert)
+    -> decltype(convert(YAML::Node())) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(source + ":" + std::to_string(e.mark.line + 1) +
+                                ": not valid YAML: " + e.msg);
+  }
+  try {
+    return convert(root);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+// The whole file; NotFound "<what> <path>: cannot be read" when it cannot be opened.
+StatusOr<std::string> ReadFile(const std::string& path, std::string_view what);
 
 // `replicas: n` turns one entry into n objects named name-0 ... name-(n-1) (at most `max`).
 StatusOr<std::vector<std::string>> ReplicaNames(const Value& v, std::int64_t max = 100000);
