@@ -8,8 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "arbiter/actions/placement.h"
+#include "arbiter/framework/outcome.h"
+#include "arbiter/framework/placement.h"
 #include "arbiter/framework/session.h"
+#include "arbiter/framework/statement.h"
 
 namespace arbiter {
 
@@ -61,16 +63,18 @@ void AllocateJob(Session& session, JobIndex j) {
     capped = session.ExceedsCapability(session.job(j).queue_index, t);
     if (capped.has_value()) break;
     if (std::any_of(failed.begin(), failed.end(),
-                    [&](TaskIndex f) { return SamePlacementNeeds(session, f, t); })) {
+                    [&](TaskIndex f) { return session.placement().SameNeeds(f, t); })) {
       continue;
     }
     PlacementFailure why;
-    if (std::optional<NodeIndex> node = PickNode(session, t, &why)) {
+    if (std::optional<NodeIndex> node = session.placement().PickNode(t, &why)) {
       statement.Allocate(t, *node);
       continue;
     }
     failed.push_back(t);
-    if (session.job(j).min_member <= 1) session.RecordTaskUnschedulable(t, why.Message(session, t));
+    if (session.job(j).min_member <= 1) {
+      session.RecordTaskUnschedulable(t, TaskReason::kNoNodeFits, why.Message(session, t));
+    }
     if (!first_failure.has_value()) first_failure.emplace(t, std::move(why));
   }
   if (session.JobReady(j)) {
@@ -82,7 +86,7 @@ void AllocateJob(Session& session, JobIndex j) {
   statement.Discard();
   ++session.stats().jobs_discarded;
   if (capped.has_value()) {
-    session.RecordJobUnschedulable(j, "QueueCapability", *capped);
+    session.RecordJobUnschedulable(j, JobReason::kQueueCapability, *capped);
     return;
   }
   std::string failure;
@@ -90,7 +94,8 @@ void AllocateJob(Session& session, JobIndex j) {
     const auto& [t, why] = *first_failure;
     failure = "pod " + session.task(t).Key() + ": " + why.Message(session, t, /*gang=*/true);
   }
-  session.RecordJobUnschedulable(j, "NotEnoughResources", GangMessage(session, j, placed, failure));
+  session.RecordJobUnschedulable(j, JobReason::kNotEnoughResources,
+                                 GangMessage(session, j, placed, failure));
 }
 
 }  // namespace
@@ -102,15 +107,16 @@ void AllocateAction::Execute(Session& session) {
     // A job whose group is missing is never admitted; it is visited only to say why.
     if (!Admitted(session.job_phase(j)) && !job.group_missing) continue;
     if (session.PendingTasks(j).empty()) continue;
-    std::string reason;
-    if (auto why = session.JobInvalid(j, &reason)) {
+    if (std::optional<JobVerdict> invalid = session.CheckJob(j)) {
       // Pods of a group often arrive one by one: tell them only once the group had time to fill.
-      const bool settled = session.now() - job.creation >= kPodsArrivalGrace;
-      session.RecordJobUnschedulable(j, reason, *why, reason != "NotEnoughPods" || settled);
+      const bool tell_pods =
+          invalid->reason != JobReason::kNotEnoughPods || PodsSettled(session, j);
+      session.RecordJobUnschedulable(j, invalid->reason, std::move(invalid->message), tell_pods);
       continue;
     }
     if (job.queue_index == kNoQueue) {
-      session.RecordJobUnschedulable(j, "QueueNotFound", "queue " + job.queue + " does not exist");
+      session.RecordJobUnschedulable(j, JobReason::kQueueNotFound,
+                                     "queue " + job.queue + " does not exist");
       continue;
     }
     if (session.JobReady(j)) continue;  // at its minimum already: backfill adds the rest
@@ -137,7 +143,7 @@ void AllocateAction::Execute(Session& session) {
     if (auto why = session.QueueOverused(best->queue)) {
       // The queue has its share: its remaining jobs wait, and hear why.
       for (; best->next < best->jobs.size(); ++best->next) {
-        session.RecordJobUnschedulable(best->jobs[best->next], "QueueOverused", *why);
+        session.RecordJobUnschedulable(best->jobs[best->next], JobReason::kQueueOverused, *why);
       }
       continue;
     }

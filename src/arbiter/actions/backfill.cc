@@ -6,8 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "arbiter/actions/placement.h"
+#include "arbiter/framework/placement.h"
 #include "arbiter/framework/session.h"
+#include "arbiter/framework/statement.h"
 
 namespace arbiter {
 
@@ -17,7 +18,7 @@ void BackfillAction::Execute(Session& session) {
     const PodGroupPhase phase = session.job_phase(j);
     if (phase != PodGroupPhase::kInqueue && phase != PodGroupPhase::kRunning) continue;
     if (session.job(j).queue_index == kNoQueue || session.PendingTasks(j).empty()) continue;
-    if (session.JobInvalid(j).has_value() || !session.JobReady(j)) continue;
+    if (session.CheckJob(j).has_value() || !session.JobReady(j)) continue;
     jobs.push_back(j);
   }
   // Progressive filling: each next task goes to the job first in job order now (with drf: the
@@ -34,35 +35,43 @@ void BackfillAction::Execute(Session& session) {
     auto& job_failed = failed[static_cast<std::size_t>(best - jobs.begin())];
     for (TaskIndex t : session.PendingTasks(j)) {
       auto twin = std::find_if(job_failed.begin(), job_failed.end(), [&](const auto& f) {
-        return f.first == t || SamePlacementNeeds(session, f.first, t);
+        return f.first == t || session.placement().SameNeeds(f.first, t);
       });
       if (twin == job_failed.end()) {
         next = t;
         break;
       }
-      if (twin->first != t) session.RecordTaskUnschedulable(t, twin->second);
+      if (twin->first != t) {
+        session.RecordTaskUnschedulable(t, TaskReason::kSameAsFailedTwin, twin->second);
+      }
     }
     std::optional<std::string> limit;
+    TaskReason limit_reason = TaskReason::kQueueOverused;
     if (next.has_value()) {
       limit = session.QueueOverused(q);
-      if (!limit.has_value()) limit = session.ExceedsCapability(q, *next);
+      if (!limit.has_value()) {
+        limit = session.ExceedsCapability(q, *next);
+        limit_reason = TaskReason::kQueueCapability;
+      }
     }
     if (!next.has_value() || limit.has_value()) {
       if (limit.has_value()) {
-        for (TaskIndex t : session.PendingTasks(j)) session.RecordTaskUnschedulable(t, *limit);
+        for (TaskIndex t : session.PendingTasks(j)) {
+          session.RecordTaskUnschedulable(t, limit_reason, *limit);
+        }
       }
       failed.erase(failed.begin() + (best - jobs.begin()));
       jobs.erase(best);
       continue;
     }
     PlacementFailure why;
-    if (std::optional<NodeIndex> node = PickNode(session, *next, &why)) {
+    if (std::optional<NodeIndex> node = session.placement().PickNode(*next, &why)) {
       Statement statement(session);
       statement.Allocate(*next, *node);
       statement.Commit();
     } else {
       std::string message = why.Message(session, *next);
-      session.RecordTaskUnschedulable(*next, message);
+      session.RecordTaskUnschedulable(*next, TaskReason::kNoNodeFits, message);
       job_failed.emplace_back(*next, std::move(message));
     }
   }

@@ -1,7 +1,7 @@
 // enqueue: admits pending groups (phase Pending -> Inqueue) when what they need to start (their
 // minResources, or else the requests of their first minMember pods) fits into what the cluster
 // has free, less what groups admitted earlier and still waiting to start have reserved (a group
-// found unplaceable, or short of pods, holds nothing: Session::HoldsReservation), and
+// found unplaceable, or short of pods, holds nothing: framework/outcome.h, HoldsReservation), and
 // every JobEnqueue plugin accepts (the proportion plugin: the queue's deserved share and
 // capability). A group whose queue refuses it (missing, closed, not for its namespace) is never
 // admitted. Jobs are taken in job order, so the first in order reserves first. Admission is what

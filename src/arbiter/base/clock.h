@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <string>
 
 namespace arbiter {
 
@@ -51,5 +52,11 @@ class FakeClock final : public Clock {
   WallTime wall_;
   MonotonicTime monotonic_;
 };
+
+// The one time formatter: RFC 3339 in UTC, as the API server writes it: whole seconds
+// ("2023-11-14T22:13:20Z", metav1.Time) or with microseconds ("2023-11-14T22:13:20.000042Z",
+// metav1.MicroTime).
+std::string FormatRfc3339(Clock::WallTime t);
+std::string FormatMicroTime(Clock::WallTime t);
 
 }  // namespace arbiter

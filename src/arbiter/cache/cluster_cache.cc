@@ -1,6 +1,7 @@
 #include "arbiter/cache/cluster_cache.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <string_view>
 #include <unordered_map>
@@ -55,7 +56,7 @@ void ClusterCache::CountLocked(PodEntry& entry) {
   if (node.empty() || IsTerminal(pod)) return;
   NodeAggregate& agg = aggregates_[node];
   agg.used.Add(entry.request);
-  for (const HostPort& port : HostPortsOf(pod)) agg.host_ports.push_back(port);
+  agg.host_ports.insert(agg.host_ports.end(), entry.host_ports.begin(), entry.host_ports.end());
   ++agg.pod_count;
   entry.counted_node = node;
 }
@@ -66,7 +67,7 @@ void ClusterCache::UncountLocked(PodEntry& entry) {
   if (it != aggregates_.end()) {
     NodeAggregate& agg = it->second;
     agg.used.Subtract(entry.request);
-    for (const HostPort& port : HostPortsOf(*entry.pod)) EraseOnePort(agg.host_ports, port);
+    for (const HostPort& port : entry.host_ports) EraseOnePort(agg.host_ports, port);
     --agg.pod_count;
     if (agg.pod_count == 0) aggregates_.erase(it);
   }
@@ -138,6 +139,22 @@ void ClusterCache::UpsertPod(const Pod& pod) {
     ARBITER_LOG(kWarning) << "pod " << pod.meta.Key() << ": " << request.status();
     entry.request = ResourceVector();
     entry.request.Set(kCpuId, std::numeric_limits<std::int64_t>::max());
+  }
+  entry.host_ports = HostPortsOf(pod);
+  entry.constraint_hash = PlacementConstraintHash(pod.spec);
+  entry.placement_hash = entry.constraint_hash;
+  for (std::size_t r = 0; r < entry.request.size(); ++r) {
+    const std::int64_t amount = entry.request.Get(static_cast<ResourceId>(r));
+    if (amount != 0)
+      entry.placement_hash =
+          HashCombine(HashCombine(entry.placement_hash, r), static_cast<std::uint64_t>(amount));
+  }
+  for (const HostPort& port : entry.host_ports) {
+    entry.placement_hash =
+        HashCombine(entry.placement_hash, std::hash<std::string>{}(port.host_ip));
+    entry.placement_hash =
+        HashCombine(HashCombine(entry.placement_hash, static_cast<std::uint64_t>(port.port)),
+                    std::hash<std::string>{}(port.protocol));
   }
   // The watch settles an assumption: the pod is bound (to whichever node), or finished.
   if (!pod.spec.node_name.empty() || IsTerminal(pod)) {
@@ -281,6 +298,12 @@ std::size_t ClusterCache::assumed_count() const {
       pods_.begin(), pods_.end(), [](const auto& kv) { return !kv.second.assumed_node.empty(); }));
 }
 
+bool ClusterCache::IsAssumed(std::string_view pod_uid) const {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod_uid);
+  return it != pods_.end() && !it->second.assumed_node.empty();
+}
+
 std::uint64_t ClusterCache::generation() const {
   std::lock_guard lock(mu_);
   return generation_;
@@ -389,6 +412,9 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
       task.task_name = entry->task_name;
       task.priority = entry->pod->spec.priority.value_or(0);
       task.request = entry->request;
+      task.host_ports = entry->host_ports;
+      task.constraint_hash = entry->constraint_hash;
+      task.placement_hash = entry->placement_hash;
       task.state = StateOf(*entry->pod, !entry->assumed_node.empty());
       const std::string& node =
           entry->pod->spec.node_name.empty() ? entry->assumed_node : entry->pod->spec.node_name;

@@ -75,6 +75,8 @@ class ClusterCache {
   // Drops an assumption at once (the pod was bound elsewhere, or the bind was refused for good).
   void Forget(const std::string& pod_uid);
   std::size_t assumed_count() const;
+  // Whether the pod is assumed on a node (its bind in flight, or failed and not yet expired).
+  bool IsAssumed(std::string_view pod_uid) const;
 
   // The state now, as an immutable snapshot stamped with `now` (wall time, for conditions).
   std::shared_ptr<const Snapshot> TakeSnapshot(Clock::WallTime now);
@@ -119,6 +121,9 @@ class ClusterCache {
     std::string counted_node;             // the node whose aggregate includes this pod, if any
     std::optional<JobMap::iterator> job;  // the job it is a task of (our tasks only)
     std::string task_name;                // its arbiter.dev/task label, read once per update
+    std::vector<HostPort> host_ports;     // read once per update, as the hashes below
+    std::uint64_t constraint_hash = 0;
+    std::uint64_t placement_hash = 0;
   };
 
   void CountLocked(PodEntry& entry);

@@ -344,20 +344,21 @@ TEST(PodGroupNameOf, EmptyValueFallsThrough) {
             "b");
 }
 
-// --- Placement constraint keys ---
+// --- Placement constraint hashes ---
 
-TEST(PlacementConstraintKey, EqualConstraintsEqualKeys) {
+TEST(PlacementConstraintHash, EqualConstraintsEqualHashes) {
   const Pod a =
       MakePod("a").NodeSelector("disk", "ssd").Tolerate("gpu", "true", "NoSchedule").Build();
   const Pod b =
       MakePod("b").NodeSelector("disk", "ssd").Tolerate("gpu", "true", "NoSchedule").Build();
-  EXPECT_EQ(PlacementConstraintKey(a), PlacementConstraintKey(b));
-  EXPECT_NE(PlacementConstraintKey(a), PlacementConstraintKey(MakePod("c").Build()));
+  EXPECT_EQ(PlacementConstraintHash(a.spec), PlacementConstraintHash(b.spec));
+  EXPECT_NE(PlacementConstraintHash(a.spec), PlacementConstraintHash(MakePod("c").Build().spec));
 }
 
 // "zoneNot In [x]" and "zone NotIn [x]" are different rules (on a node labelled zone=y the first
-// fails, the second holds): they must not share a key, or they share a verdict.
-TEST(PlacementConstraintKey, KeyAndOperatorDoNotRunTogether) {
+// fails, the second holds): they should not share a hash (a shared hash would only cost the
+// verdict cache a comparison, never a wrong verdict).
+TEST(PlacementConstraintHash, KeyAndOperatorDoNotRunTogether) {
   auto with_affinity = [](std::string key, NodeSelectorOperator op) {
     Pod pod = MakePod("p").Build();
     NodeSelector selector;
@@ -366,8 +367,8 @@ TEST(PlacementConstraintKey, KeyAndOperatorDoNotRunTogether) {
     pod.spec.required_node_affinity = selector;
     return pod;
   };
-  EXPECT_NE(PlacementConstraintKey(with_affinity("zoneNot", NodeSelectorOperator::kIn)),
-            PlacementConstraintKey(with_affinity("zone", NodeSelectorOperator::kNotIn)));
+  EXPECT_NE(PlacementConstraintHash(with_affinity("zoneNot", NodeSelectorOperator::kIn).spec),
+            PlacementConstraintHash(with_affinity("zone", NodeSelectorOperator::kNotIn).spec));
 }
 
 TEST_F(ClusterCacheTest, PodsJoinTheirGroupByEachConvention) {

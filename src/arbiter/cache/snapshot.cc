@@ -4,59 +4,6 @@
 
 namespace arbiter {
 
-std::string PodGroupNameOf(const Pod& pod) {
-  const Labels& labels = pod.meta.labels;
-  if (auto it = labels.find(std::string(kPodGroupLabel));
-      it != labels.end() && !it->second.empty()) {
-    return it->second;
-  }
-  const Labels& annotations = pod.meta.annotations;
-  if (auto it = annotations.find(std::string(kVolcanoGroupAnnotation));
-      it != annotations.end() && !it->second.empty()) {
-    return it->second;
-  }
-  if (auto it = labels.find(std::string(kSchedulerPluginsGroupLabel));
-      it != labels.end() && !it->second.empty()) {
-    return it->second;
-  }
-  return {};
-}
-
-std::vector<HostPort> HostPortsOf(const Pod& pod) {
-  std::vector<HostPort> out;
-  for (const auto* containers : {&pod.spec.init_containers, &pod.spec.containers}) {
-    for (const Container& c : *containers) {
-      out.insert(out.end(), c.host_ports.begin(), c.host_ports.end());
-    }
-  }
-  return out;
-}
-
-std::string PlacementConstraintKey(const Pod& pod) {
-  std::string key;
-  for (const auto& [k, v] : pod.spec.node_selector)
-    key.append("s").append(k).append("=").append(v).append(";");
-  for (const Toleration& t : pod.spec.tolerations) {
-    key.append("t").append(t.key).append(t.op == TolerationOperator::kExists ? "?" : "=");
-    key.append(t.value).append(":").append(t.effect).append(";");
-  }
-  if (pod.spec.required_node_affinity.has_value()) {
-    for (const NodeSelectorTerm& term : pod.spec.required_node_affinity->terms) {
-      key += "|";
-      for (const auto* reqs : {&term.match_expressions, &term.match_fields}) {
-        key += reqs == &term.match_fields ? "f" : "e";
-        for (const NodeSelectorRequirement& r : *reqs) {
-          // '=' never occurs in a label key, so key and operator cannot run together.
-          key.append(r.key).append("=").append(NodeSelectorOperatorName(r.op));
-          for (const std::string& v : r.values) key += "," + v;
-          key += ";";
-        }
-      }
-    }
-  }
-  return key;
-}
-
 std::string_view TaskStateName(TaskState state) {
   switch (state) {
     case TaskState::kPending:

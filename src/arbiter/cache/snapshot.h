@@ -33,6 +33,7 @@
 #include "arbiter/base/clock.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/object_meta.h"
+#include "arbiter/model/placement_rules.h"
 #include "arbiter/model/pod.h"
 #include "arbiter/model/pod_group.h"
 #include "arbiter/model/queue.h"
@@ -46,21 +47,6 @@ using JobIndex = std::int32_t;
 using QueueIndex = std::int32_t;
 inline constexpr NodeIndex kNoNode = -1;
 inline constexpr QueueIndex kNoQueue = -1;
-
-// The label that puts a pod into a group, the two ecosystem conventions also understood
-// (ARCHITECTURE.md §2), and the label naming a pod's task inside its job.
-inline constexpr std::string_view kPodGroupLabel = "arbiter.dev/pod-group";
-inline constexpr std::string_view kVolcanoGroupAnnotation = "scheduling.k8s.io/group-name";
-inline constexpr std::string_view kSchedulerPluginsGroupLabel = "scheduling.x-k8s.io/pod-group";
-inline constexpr std::string_view kTaskLabel = "arbiter.dev/task";
-
-// The group a pod names, by the precedence above; empty when it names none.
-std::string PodGroupNameOf(const Pod& pod);
-// A canonical text of the pod's static placement constraints (nodeSelector, tolerations,
-// required node affinity): pods with equal texts get equal verdicts from the label and taint rules.
-std::string PlacementConstraintKey(const Pod& pod);
-// Every host port the pod's containers and init containers ask for.
-std::vector<HostPort> HostPortsOf(const Pod& pod);
 
 enum class TaskState : std::uint8_t {
   kPending,    // on no node
@@ -93,9 +79,14 @@ struct NodeInfo {
 
 struct TaskInfo {
   std::shared_ptr<const Pod> pod;
-  std::string task_name;      // label arbiter.dev/task; empty when absent
-  std::int32_t priority = 0;  // spec.priority (R3)
-  ResourceVector request;     // the effective request (pod.h)
+  std::string task_name;             // label arbiter.dev/task; empty when absent
+  std::int32_t priority = 0;         // spec.priority (R3)
+  ResourceVector request;            // the effective request (pod.h)
+  std::vector<HostPort> host_ports;  // every host port its containers ask for
+  // Hashes of what placement depends on, computed once per pod update: its placement constraints
+  // (PlacementConstraintHash), and those with its request and host ports (framework/placement.h).
+  std::uint64_t constraint_hash = 0;
+  std::uint64_t placement_hash = 0;
   TaskState state = TaskState::kPending;
   NodeIndex node = kNoNode;
   JobIndex job = 0;

@@ -10,10 +10,19 @@
 //   * score: the sum over every plugin.
 //
 // Plugins are policy: they read the Session and return verdicts; they never do I/O and never
-// change the session's state (only actions do, through a Statement). OnSessionOpen may build
-// per-session caches (e.g. filter results shared by identical pods).
+// change the session's state (only actions do, through a Statement).
 //
-// Thread safety: a plugin instance serves one session at a time.
+// Per-session state: a plugin builds what it needs from the session in OnSessionOpen, and changes
+// it afterwards only in the hooks that are not const (OnAllocate, OnDeallocate, OnJobAdmitted),
+// which the session calls as its working state changes. Every const hook changes nothing, so
+// verdicts may be asked in any order and from several threads at once. OnSessionOpen reads the
+// snapshot and the working state only: it may not ask the session for other plugins' verdicts
+// (the session CHECKs it), so the order in which plugins are opened cannot be observed. What
+// needs every plugin (which admitted groups hold a reservation) the session computes once all
+// are open.
+//
+// Thread safety: a plugin instance serves one session at a time; its const hooks may be called
+// concurrently within that session.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +33,7 @@
 #include <vector>
 
 #include "arbiter/cache/snapshot.h"
+#include "arbiter/framework/reason.h"
 
 namespace arbiter {
 
@@ -81,17 +91,13 @@ class TaskOrderExtension {
   virtual int CompareTasks(const Session& session, TaskIndex a, TaskIndex b) const = 0;
 };
 
-// Whether a job may be scheduled at all this session; a reason when it may not ("2 of 3 pods
-// exist"). Invalid jobs are skipped by every action and their pods get the reason.
+// Whether a job may be scheduled at all this session; a verdict when it may not (kNotEnoughPods,
+// "only 2 of minMember 3 pods exist"). Invalid jobs are skipped by every action and their pods
+// get the message.
 class JobValidExtension {
  public:
   virtual ~JobValidExtension() = default;
-  virtual std::optional<std::string> JobInvalid(const Session& session, JobIndex job) const = 0;
-  // The machine-readable reason for the PodGroup's Unschedulable condition, when JobInvalid
-  // gave a message (e.g. "NotEnoughPods", "QueueNotFound").
-  virtual std::string InvalidReason(const Session& /*session*/, JobIndex /*job*/) const {
-    return "Invalid";
-  }
+  virtual std::optional<JobVerdict> JobInvalid(const Session& session, JobIndex job) const = 0;
 };
 
 // Whether the job's placed tasks (in the session's working state) are enough to commit it.
@@ -105,18 +111,40 @@ class JobReadyExtension {
                                         const std::string& task_name) const = 0;
 };
 
-// Whether a pending group may be admitted (phase Pending -> Inqueue); a reason when not.
+// Whether a pending group may be admitted (phase Pending -> Inqueue); a reason when not. Once
+// every plugin agreed, the session admits the group and tells each plugin (OnJobAdmitted), so
+// that later groups see the room it took.
 class JobEnqueueExtension {
  public:
   virtual ~JobEnqueueExtension() = default;
   virtual std::optional<std::string> JobNotEnqueueable(const Session& session,
                                                        JobIndex job) const = 0;
+  virtual void OnJobAdmitted(const Session& /*session*/, JobIndex /*job*/) {}
 };
 
+// Whether a task may go on a node, in two parts (framework/placement.h):
+//   * NodeConstraint: what depends only on the task's placement constraints and the node
+//     (selectors, affinity, taints, the node's state); the session caches it per placement class
+//     and node for the whole session;
+//   * Fit: what changes as the session places tasks (free resources, host ports).
 class FilterExtension {
  public:
   virtual ~FilterExtension() = default;
-  virtual FilterResult Filter(const Session& session, TaskIndex task, NodeIndex node) const = 0;
+  virtual FilterResult NodeConstraint(const Session& /*session*/, TaskIndex /*task*/,
+                                      NodeIndex /*node*/) const {
+    return FilterResult::Fit();
+  }
+  virtual FilterResult Fit(const Session& session, TaskIndex task, NodeIndex node) const = 0;
+};
+
+// A plugin whose filter or score depends on more than a task's request, placement constraints
+// and host ports (the job's topology domain, where its data lives) returns a key here that
+// differs between tasks it judges differently: tasks share cached verdicts only when every
+// plugin's key is equal too.
+class PlacementClassExtension {
+ public:
+  virtual ~PlacementClassExtension() = default;
+  virtual std::uint64_t ClassKey(const Session& session, TaskIndex task) const = 0;
 };
 
 // Higher is better; each plugin applies its own configured weights.
@@ -175,9 +203,11 @@ struct PluginSet {
   Tiers<JobReadyExtension> job_ready;
   Tiers<JobEnqueueExtension> job_enqueue;
   Tiers<FilterExtension> filter;
+  Tiers<PlacementClassExtension> placement_class;
   Tiers<QueueLimitExtension> queue_limit;
   Tiers<QueueShareExtension> queue_share;
   std::vector<std::vector<AllocationEventExtension*>> allocation_events;
+  std::vector<std::vector<JobEnqueueExtension*>> job_admitted;
   Tiers<ScoreExtension> score;
 };
 

@@ -1,6 +1,8 @@
 #include "arbiter/framework/scheduler.h"
 
+#include <chrono>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "arbiter/framework/session.h"
@@ -40,6 +42,8 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
     OpenTier(set.job_ready);
     OpenTier(set.job_enqueue);
     OpenTier(set.filter);
+    OpenTier(set.placement_class);
+    OpenTier(set.job_admitted);
     OpenTier(set.queue_limit);
     OpenTier(set.queue_share);
     OpenTier(set.allocation_events);
@@ -58,6 +62,10 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
       Resolve(raw, set.job_ready);
       Resolve(raw, set.job_enqueue);
       Resolve(raw, set.filter);
+      Resolve(raw, set.placement_class);
+      if (auto* enqueue = dynamic_cast<JobEnqueueExtension*>(raw)) {
+        set.job_admitted.back().push_back(enqueue);
+      }
       Resolve(raw, set.queue_limit);
       Resolve(raw, set.queue_share);
       if (auto* events = dynamic_cast<AllocationEventExtension*>(raw)) {
@@ -72,8 +80,20 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
 
 SessionResult Scheduler::RunSession(const Snapshot& snapshot, Clock::WallTime now) {
   Session session(snapshot, plugins_, now);
-  for (const auto& action : actions_) action->Execute(session);
-  return session.Finish();
+  std::vector<NamedDuration> action_nanos;
+  action_nanos.reserve(actions_.size());
+  for (const auto& action : actions_) {
+    // Measured, never decided on: the figures a metrics endpoint and the simulator report.
+    const auto start = std::chrono::steady_clock::now();
+    action->Execute(session);
+    action_nanos.push_back(
+        {std::string(action->Name()), std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now() - start)
+                                          .count()});
+  }
+  SessionResult result = session.Finish();
+  result.stats.action_nanos = std::move(action_nanos);
+  return result;
 }
 
 }  // namespace arbiter

@@ -1,7 +1,11 @@
 // Session: one scheduling cycle over an immutable Snapshot. It holds the working state that
 // actions change through a Statement (which tasks are placed where, what is free on each node,
-// each job's phase), dispatches to the plugins in tier order, and gathers what the cycle decided
-// into a SessionResult (binds, pods left pending with the reason, PodGroup status changes).
+// each job's phase), dispatches to the plugins in tier order, and records the verdicts that
+// actions reach (typed reasons with their messages).
+//
+// Its neighbours own the rest: framework/placement.h chooses nodes (the verdict caches and
+// PickNode), framework/statement.h is the per-job transaction, framework/outcome.h turns the
+// final working state into the SessionResult (binds, verdicts, PodGroup and Queue status).
 //
 // The working state starts equal to the snapshot; nothing a session does touches the snapshot or
 // the cache. Every ordering ends in a total tie-break (creation time, then uid), so the same
@@ -13,34 +17,20 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "arbiter/cache/snapshot.h"
+#include "arbiter/framework/placement.h"
 #include "arbiter/framework/plugin.h"
+#include "arbiter/framework/reason.h"
 #include "arbiter/framework/session_result.h"
 
 namespace arbiter {
 
 class Statement;
-
-// How long a group's pods have to arrive before its pods hear that there are too few of them.
-inline constexpr std::chrono::seconds kPodsArrivalGrace{10};
-
-// Tallies why a task fits on no node, as kube-scheduler words it:
-// "0/3 nodes are available: 1 node(s) had untolerated taint {gpu: true}, 2 Insufficient cpu."
-class FitErrors {
- public:
-  void Add(const FilterResult& result);
-  void AddNodes(std::int32_t n) { nodes_ += n; }
-  std::string Message() const;
-  bool empty() const { return reasons_.empty(); }
-
- private:
-  std::int32_t nodes_ = 0;
-  std::map<std::string, std::int32_t> reasons_;
-};
 
 class Session {
  public:
@@ -74,7 +64,8 @@ class Session {
     return node_version_[static_cast<std::size_t>(n)];
   }
   PodGroupPhase job_phase(JobIndex j) const { return job_phase_[static_cast<std::size_t>(j)]; }
-  void SetJobPhase(JobIndex j, PodGroupPhase phase);
+  // Admits a pending group (phase Inqueue) and tells the enqueue plugins.
+  void AdmitJob(JobIndex j);
   // Tasks of the job that count towards its gang (placed, or succeeded), in all and by task name.
   std::int32_t job_ready_tasks(JobIndex j) const;
   std::int32_t job_ready_tasks(JobIndex j, const std::string& task_name) const;
@@ -83,72 +74,60 @@ class Session {
   // What the job needs to start: its minResources, or else the requests of the pending tasks
   // (in task order) that would bring it to minMember.
   ResourceVector MinimumRequest(JobIndex j) const;
-  // Whether an admitted group still holds a reservation of its MinimumRequest for admission: it
-  // is Inqueue, below its minimum, able to start (not invalid; short of pods only during the
-  // arrival grace), and not already found
-  // unplaceable (Unschedulable True with reason NotEnoughResources). A gang that cannot start
-  // holds nothing, so it never keeps later groups out.
-  bool HoldsReservation(JobIndex j) const;
+  // What an admitted group not yet at its minimum holds back for admission at the session's
+  // start (outcome.h: HoldsReservation), zero for every other job; and the sum per queue.
+  const ResourceVector& reservation(JobIndex j) const {
+    return reservation_[static_cast<std::size_t>(j)];
+  }
+  const ResourceVector& queue_reserved(QueueIndex q) const {
+    return queue_reserved_[static_cast<std::size_t>(q)];
+  }
+  const ResourceVector& total_reserved() const { return total_reserved_; }
 
   // Plugin dispatch (see plugin.h for how tiers combine).
   bool QueueBefore(QueueIndex a, QueueIndex b) const;
   bool JobBefore(JobIndex a, JobIndex b) const;
   bool TaskBefore(TaskIndex a, TaskIndex b) const;
-  // Why the job cannot be scheduled at all this session; `reason` gets the machine reason.
-  std::optional<std::string> JobInvalid(JobIndex j, std::string* reason = nullptr) const;
+  // Why the job cannot be scheduled at all this session, from the first plugin that refuses it.
+  std::optional<JobVerdict> CheckJob(JobIndex j) const;
+  // The same, the message only.
+  std::optional<std::string> JobInvalid(JobIndex j) const;
   bool JobReady(JobIndex j) const;
   std::int32_t TasksStillNeeded(JobIndex j, const std::string& task_name) const;
   std::optional<std::string> JobNotEnqueueable(JobIndex j) const;
-  FilterResult Filter(TaskIndex t, NodeIndex n) const;
-  double Score(TaskIndex t, NodeIndex n) const;
   std::optional<std::string> QueueOverused(QueueIndex q) const;
   std::optional<std::string> ExceedsCapability(QueueIndex q, TaskIndex t) const;
   // The queue's deserved share, if a plugin computes one.
   std::optional<ResourceVector> QueueDeserved(QueueIndex q) const;
 
-  // Filter and score of a task on a node, shared by every pending task of the same placement
-  // class (same request, placement constraints and host ports: a gang's identical pods, a burst of
-  // identical single pods) and recomputed only when something was placed on or removed from the
-  // node since. The built-in plugins' verdicts depend on nothing else; a plugin whose verdict
-  // depends on more (the job, the pod's identity) must not be combined with this cache until the
-  // plugin interface lets it extend the class key.
-  //
-  // The cache is compact arrays (20 bytes per node) so that a scan of thousands of nodes stays in
-  // the CPU cache, with filter results interned session-wide; a class's arrays are freed once its
-  // last pending task is placed.
-  struct ClassVerdicts {
-    std::vector<std::uint64_t> version;  // node_version + 1 when computed; 0: never
-    std::vector<double> score;           // valid when fit
-    std::vector<std::int32_t> result;    // kFitResult, or an index for InternedResult
-    std::int32_t pending = 0;            // tasks of the class still pending
-  };
-  static constexpr std::int32_t kFitResult = -1;
-  // The class verdicts of a task, sized to the nodes, or nullptr when the task has no class.
-  ClassVerdicts* VerdictsFor(TaskIndex t);
-  // Computes entry n of `verdicts` for task t (filter, then score when it fits).
-  void Refresh(TaskIndex t, NodeIndex n, ClassVerdicts& verdicts);
-  const FilterResult& InternedResult(std::int32_t id) const {
-    return interned_results_[static_cast<std::size_t>(id)];
-  }
+  // Filter of a task on a node (node constraints, then fit), as PickNode evaluates it.
+  FilterResult Filter(TaskIndex t, NodeIndex n) { return placement_->Filter(t, n); }
+  // The sum of the plugins' scores of a task on a node.
+  double Score(TaskIndex t, NodeIndex n) const { return placement_->Score(t, n); }
+  Placement& placement() { return *placement_; }
+  const PluginSet& plugins() const { return plugins_; }
   const std::vector<std::uint64_t>& node_versions() const { return node_version_; }
-  // Filter and score without the cache (a task alone in its class).
-  struct NodeVerdict {
-    FilterResult filter;
-    double score = 0;
-  };
-  NodeVerdict Evaluate(TaskIndex t, NodeIndex n);
 
-  // Verdicts that actions record for the result. The first reason recorded for a task wins; a job
-  // reason becomes its PodGroup's Unschedulable condition.
-  void RecordTaskUnschedulable(TaskIndex t, std::string message);
-  // With tell_pods false the reason goes on the PodGroup only, not on its pods' events.
-  void RecordJobUnschedulable(JobIndex j, std::string reason, std::string message,
+  // Verdicts that actions record for the result. The first verdict recorded for a task or a job
+  // wins; a job's becomes its PodGroup's Unschedulable condition.
+  void RecordTaskUnschedulable(TaskIndex t, TaskReason reason, std::string message);
+  // With tell_pods false the verdict goes on the PodGroup only, not on its pods' events.
+  void RecordJobUnschedulable(JobIndex j, JobReason reason, std::string message,
                               bool tell_pods = true);
+  struct RecordedJobVerdict {
+    JobVerdict verdict;
+    bool tell_pods = true;
+  };
+  const TaskVerdict* task_verdict(TaskIndex t) const;
+  const RecordedJobVerdict* job_verdict(JobIndex j) const;
+  // Tasks placed by committed statements, in commit order.
+  const std::vector<TaskIndex>& committed() const { return committed_; }
 
   SessionStats& stats() { return stats_; }
+  const SessionStats& stats() const { return stats_; }
 
-  // Ends the session: binds for committed placements, verdicts for pods left pending, and the
-  // PodGroup statuses that changed. Calls OnSessionClose on every plugin.
+  // Ends the session: the result of its working state (outcome.h). Calls OnSessionClose on
+  // every plugin.
   SessionResult Finish();
 
  private:
@@ -156,15 +135,10 @@ class Session {
   void Place(TaskIndex t, NodeIndex n);  // pending -> allocated
   void Unplace(TaskIndex t);             // allocated -> pending, exactly undoing Place
   void MarkCommitted(TaskIndex t) { committed_.push_back(t); }
-
-  PodGroupStatus ComputeGroupStatus(JobIndex j) const;
-  void AssignPlacementClasses();
-
-  // Placement classes of pending tasks; -1 for a task alone in its class (not worth caching).
-  std::vector<std::int32_t> task_class_;
-  std::vector<ClassVerdicts> class_verdicts_;
-  std::vector<FilterResult> interned_results_;
-  std::map<std::pair<std::string, std::int32_t>, std::int32_t> interned_ids_;
+  void OpenPlugins();
+  void ComputeReservations();
+  // CHECKs that no plugin asks for verdicts while plugins are being opened.
+  void CheckOpen() const;
 
   const Snapshot& snapshot_;
   const PluginSet& plugins_;
@@ -175,37 +149,16 @@ class Session {
   std::vector<std::vector<HostPort>> ports_;
   std::vector<std::uint64_t> node_version_;
   std::vector<PodGroupPhase> job_phase_;
+  std::vector<ResourceVector> reservation_;
+  std::vector<ResourceVector> queue_reserved_;
+  ResourceVector total_reserved_;
   std::vector<TaskIndex> committed_;
-  std::map<TaskIndex, std::string> task_reasons_;
-  struct JobReason {
-    std::string reason;
-    std::string message;
-    bool tell_pods = true;
-  };
-  std::map<JobIndex, JobReason> job_reasons_;
+  std::map<TaskIndex, TaskVerdict> task_verdicts_;
+  std::map<JobIndex, RecordedJobVerdict> job_verdicts_;
   SessionStats stats_;
+  std::unique_ptr<Placement> placement_;  // made once the working state is
+  bool opening_ = false;
   bool finished_ = false;
-};
-
-// A per-job transaction over a session's working state: Allocate tentatively, then Commit (the
-// placements become binds) or Discard (every placement undone, in reverse order, exactly). A
-// statement destroyed without either discards.
-class Statement {
- public:
-  explicit Statement(Session& session) : session_(session) {}
-  ~Statement();
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  // Places a pending task on a node. CHECKs that the task is pending.
-  void Allocate(TaskIndex task, NodeIndex node);
-  void Commit();
-  void Discard();
-  std::size_t size() const { return placed_.size(); }
-
- private:
-  Session& session_;
-  std::vector<TaskIndex> placed_;
 };
 
 }  // namespace arbiter

@@ -20,6 +20,18 @@ struct BindDecision {
   std::string node_name;
 };
 
+// A pod to evict (preemption, reclaim): through the Eviction API, so that PodDisruptionBudgets
+// are honoured; the pod first gets the DisruptionTarget condition with `reason` and `message`.
+struct EvictDecision {
+  std::string namespace_name;
+  std::string pod_name;
+  std::string pod_uid;
+  std::string node_name;  // where it runs: the room its eviction frees
+  std::string reason;     // e.g. "PreemptionByScheduler"
+  std::string message;    // names the preemptor
+  std::int64_t grace_period_seconds = 30;
+};
+
 // A pod that stays pending after this session, and why: the FailedScheduling event's note, e.g.
 // "0/3 nodes are available: 3 Insufficient cpu." or "pod group ns/g: 2/3 pods could be placed".
 struct PodVerdict {
@@ -47,7 +59,15 @@ struct QueueUpdate {
   QueueStatus status;
 };
 
+// How long one named part of a session took (an action; a plugin's open and close hooks).
+struct NamedDuration {
+  std::string name;
+  std::int64_t nanos = 0;
+};
+
 struct SessionStats {
+  std::vector<NamedDuration> action_nanos;  // per action, in the configured order
+  std::vector<NamedDuration> plugin_nanos;  // per plugin, OnSessionOpen + OnSessionClose
   std::int64_t jobs_considered = 0;
   std::int64_t jobs_committed = 0;
   std::int64_t jobs_discarded = 0;
@@ -57,6 +77,7 @@ struct SessionStats {
 
 struct SessionResult {
   std::vector<BindDecision> binds;
+  std::vector<EvictDecision> evictions;
   std::vector<PodVerdict> unschedulable;
   std::vector<PodGroupUpdate> group_updates;
   std::vector<QueueUpdate> queue_updates;

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "arbiter/cache/cluster_cache.h"
+#include "arbiter/framework/statement.h"
 #include "arbiter/testing/builders.h"
 #include "arbiter/testing/fake_cluster.h"
 
@@ -184,9 +185,10 @@ TEST_F(StatementTest, DiscardAfterCommitUndoesOnlyLaterPlacements) {
 }
 
 TEST_F(StatementTest, UnschedulableVerdictsForPendingTasksOnly) {
-  session_->RecordTaskUnschedulable(TaskOf("a"), "first reason");
-  session_->RecordTaskUnschedulable(TaskOf("a"), "second reason");  // the first one wins
-  session_->RecordTaskUnschedulable(TaskOf("c"), "c does not fit");
+  session_->RecordTaskUnschedulable(TaskOf("a"), TaskReason::kNoNodeFits, "first reason");
+  session_->RecordTaskUnschedulable(TaskOf("a"), TaskReason::kNoNodeFits,
+                                    "second reason");  // the first one wins
+  session_->RecordTaskUnschedulable(TaskOf("c"), TaskReason::kNoNodeFits, "c does not fit");
   Statement statement(*session_);
   statement.Allocate(TaskOf("c"), NodeOf("n1"));
   statement.Commit();

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "arbiter/k8s/leader_election.h"  // FormatMicroTime
+#include "arbiter/base/clock.h"
 
 namespace arbiter::k8s {
 namespace {

@@ -31,20 +31,6 @@ Status LeaderElectionConfig::Validate() const {
   return Status::Ok();
 }
 
-std::string FormatMicroTime(Clock::WallTime t) {
-  auto since_epoch = t.time_since_epoch();
-  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(since_epoch - seconds);
-  std::time_t tt = seconds.count();
-  std::tm utc{};
-  gmtime_r(&tt, &utc);
-  char buf[64];  // ample for any int year: no truncation
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", utc.tm_year + 1900,
-                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                static_cast<long>(micros.count()));  // NOLINT(google-runtime-int)
-  return buf;
-}
-
 LeaderElector::LeaderElector(ApiClient& api, LeaderElectionConfig config, const Clock& clock)
     : api_(api), config_(std::move(config)), clock_(clock) {}
 

@@ -76,7 +76,4 @@ class LeaderElector {
   bool stopping_ = false;
 };
 
-// RFC 3339 with microseconds in UTC, the format of a Lease's MicroTime fields.
-std::string FormatMicroTime(Clock::WallTime t);
-
 }  // namespace arbiter::k8s

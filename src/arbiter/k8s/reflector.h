@@ -14,7 +14,9 @@
 // Handlers run on the Run() thread, one at a time, in the order the API server sent the events,
 // so the events of one object arrive in order. HasSynced() turns true after the first complete
 // LIST has been delivered, and stays true. Stop() makes Run() return (within about a second, even
-// on an idle watch); Run() may be called again later and resumes from where it stopped.
+// on an idle watch), and a Run() that starts after it return at once, so a Stop() that comes
+// before the thread runs is never lost. Resume() clears the stop: Run() may then be called again
+// and goes on from where it stopped.
 //
 // Thread safety: Run() on one thread; Stop(), HasSynced(), List(), Get() from any thread.
 #pragma once
@@ -73,6 +75,8 @@ class Reflector {
 
   void Run();
   void Stop() { stop_ = true; }
+  // After Stop() and the return of Run(): lets Run() run again.
+  void Resume() { stop_ = false; }
   bool HasSynced() const { return synced_.load(); }
 
   // The store's objects, by key ("namespace/name"): a copy.
@@ -344,7 +348,6 @@ typename Reflector<T>::WatchEnd Reflector<T>::WatchOnce() {
 
 template <typename T>
 void Reflector<T>::Run() {
-  stop_ = false;
   bool need_list = last_resource_version().empty();
   while (!stop_) {
     if (need_list) {

@@ -2,8 +2,48 @@
 
 #include <charconv>
 #include <cstdint>
+#include <functional>
+#include <string>
 
 namespace arbiter {
+
+std::vector<HostPort> HostPortsOf(const Pod& pod) {
+  std::vector<HostPort> out;
+  for (const auto* containers : {&pod.spec.init_containers, &pod.spec.containers}) {
+    for (const Container& c : *containers) {
+      out.insert(out.end(), c.host_ports.begin(), c.host_ports.end());
+    }
+  }
+  return out;
+}
+
+std::uint64_t PlacementConstraintHash(const PodSpec& spec) {
+  const std::hash<std::string_view> text;
+  // Each part is tagged, so that parts of different kinds cannot run together into equal hashes.
+  std::uint64_t h = 0;
+  for (const auto& [k, v] : spec.node_selector) {
+    h = HashCombine(HashCombine(HashCombine(h, 's'), text(k)), text(v));
+  }
+  for (const Toleration& t : spec.tolerations) {
+    h = HashCombine(HashCombine(h, 't'), text(t.key));
+    h = HashCombine(h, t.op == TolerationOperator::kExists ? 1 : 2);
+    h = HashCombine(HashCombine(h, text(t.value)), text(t.effect));
+  }
+  if (spec.required_node_affinity.has_value()) {
+    for (const NodeSelectorTerm& term : spec.required_node_affinity->terms) {
+      h = HashCombine(h, '|');
+      for (const auto* reqs : {&term.match_expressions, &term.match_fields}) {
+        h = HashCombine(h, reqs == &term.match_fields ? 'f' : 'e');
+        for (const NodeSelectorRequirement& r : *reqs) {
+          h = HashCombine(HashCombine(h, text(r.key)), static_cast<std::uint64_t>(r.op));
+          h = HashCombine(h, r.values.size());
+          for (const std::string& v : r.values) h = HashCombine(h, text(v));
+        }
+      }
+    }
+  }
+  return h;
+}
 namespace {
 
 bool ParseInt64(std::string_view text, std::int64_t* out) {

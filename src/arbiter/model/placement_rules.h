@@ -4,6 +4,7 @@
 // FailedScheduling ("node n1 has taint gpu=true:NoSchedule that the pod does not tolerate").
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +13,20 @@
 #include "arbiter/model/pod.h"
 
 namespace arbiter {
+
+// Every host port the pod's containers and init containers ask for.
+std::vector<HostPort> HostPortsOf(const Pod& pod);
+
+// A hash of the pod's static placement constraints (nodeSelector, tolerations, required node
+// affinity): pods with equal constraints have equal hashes, and so get equal verdicts from the
+// label and taint rules. Unequal constraints almost always hash differently; a user of the hash
+// confirms equality before relying on it.
+std::uint64_t PlacementConstraintHash(const PodSpec& spec);
+
+// Mixes `value` into `seed` (boost's hash_combine, widened to 64 bits).
+inline std::uint64_t HashCombine(std::uint64_t seed, std::uint64_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 12) + (seed >> 4));
+}
 
 // Whether one toleration tolerates one taint: the effects match (an empty toleration effect
 // matches all), and either the toleration's key is empty with operator Exists (tolerates every

@@ -2,6 +2,24 @@
 
 namespace arbiter {
 
+std::string PodGroupNameOf(const Pod& pod) {
+  const Labels& labels = pod.meta.labels;
+  if (auto it = labels.find(std::string(kPodGroupLabel));
+      it != labels.end() && !it->second.empty()) {
+    return it->second;
+  }
+  const Labels& annotations = pod.meta.annotations;
+  if (auto it = annotations.find(std::string(kVolcanoGroupAnnotation));
+      it != annotations.end() && !it->second.empty()) {
+    return it->second;
+  }
+  if (auto it = labels.find(std::string(kSchedulerPluginsGroupLabel));
+      it != labels.end() && !it->second.empty()) {
+    return it->second;
+  }
+  return {};
+}
+
 std::string_view PodGroupPhaseName(PodGroupPhase phase) {
   switch (phase) {
     case PodGroupPhase::kPending:

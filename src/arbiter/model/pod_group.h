@@ -15,11 +15,22 @@
 
 #include "arbiter/base/status.h"
 #include "arbiter/model/object_meta.h"
+#include "arbiter/model/pod.h"
 #include "arbiter/resource/resource_list.h"
 
 namespace arbiter {
 
 inline constexpr std::string_view kDefaultQueueName = "default";
+
+// The label that puts a pod into a group, the two ecosystem conventions also understood
+// (ARCHITECTURE.md §2), and the label naming a pod's task inside its job.
+inline constexpr std::string_view kPodGroupLabel = "arbiter.dev/pod-group";
+inline constexpr std::string_view kVolcanoGroupAnnotation = "scheduling.k8s.io/group-name";
+inline constexpr std::string_view kSchedulerPluginsGroupLabel = "scheduling.x-k8s.io/pod-group";
+inline constexpr std::string_view kTaskLabel = "arbiter.dev/task";
+
+// The group a pod names, by the precedence above; empty when it names none.
+std::string PodGroupNameOf(const Pod& pod);
 
 enum class PodGroupPhase : std::uint8_t { kPending, kInqueue, kRunning, kCompleted, kFailed };
 

@@ -28,7 +28,7 @@ void DrfPlugin::OnSessionOpen(const Session& session) {
 
 void DrfPlugin::Update(JobIndex job) {
   const auto j = static_cast<std::size_t>(job);
-  shares_[j] = fairness::DrfSorter::DominantShare(allocated_[j], total_);
+  shares_[j] = fairness::DominantShare(allocated_[j], total_);
 }
 
 int DrfPlugin::CompareJobs(const Session& /*session*/, JobIndex a, JobIndex b) const {

@@ -1,6 +1,7 @@
 #include "arbiter/plugins/gang.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "arbiter/framework/session.h"
 
@@ -28,13 +29,16 @@ const OwnerReference* StatefulSetOwner(const Session& session, const JobInfo& jo
 
 }  // namespace
 
-std::optional<std::string> GangPlugin::JobInvalid(const Session& session, JobIndex j) const {
+std::optional<JobVerdict> GangPlugin::JobInvalid(const Session& session, JobIndex j) const {
   const JobInfo& job = session.job(j);
   if (job.group_missing) {
-    return "pod group " + job.Key() + " does not exist: create the PodGroup, or take its pods " +
-           "out of it (label " + std::string(kPodGroupLabel) + ", annotation " +
-           std::string(kVolcanoGroupAnnotation) + " or label " +
-           std::string(kSchedulerPluginsGroupLabel) + ")";
+    return JobVerdict{JobReason::kPodGroupNotFound,
+                      "pod group " + job.Key() +
+                          " does not exist: create the PodGroup, or take its pods out of it "
+                          "(label " +
+                          std::string(kPodGroupLabel) + ", annotation " +
+                          std::string(kVolcanoGroupAnnotation) + " or label " +
+                          std::string(kSchedulerPluginsGroupLabel) + ")"};
   }
   std::int32_t existing = 0;
   for (TaskIndex t : job.tasks) existing += MayCount(session.task_state(t)) ? 1 : 0;
@@ -47,7 +51,7 @@ std::optional<std::string> GangPlugin::JobInvalid(const Session& session, JobInd
              "default, waits for each pod to be Running before creating the next), so this "
              "group can never reach its minimum this way: set podManagementPolicy: Parallel";
     }
-    return why;
+    return JobVerdict{JobReason::kNotEnoughPods, std::move(why)};
   }
   for (const auto& [task_name, minimum] : job.min_task_member) {
     std::int32_t count = 0;
@@ -55,15 +59,12 @@ std::optional<std::string> GangPlugin::JobInvalid(const Session& session, JobInd
       count += (session.task(t).task_name == task_name && MayCount(session.task_state(t))) ? 1 : 0;
     }
     if (count < minimum) {
-      return "task " + task_name + " has " + std::to_string(count) + " pods, below its " +
-             "minTaskMember " + std::to_string(minimum);
+      return JobVerdict{JobReason::kNotEnoughPods,
+                        "task " + task_name + " has " + std::to_string(count) +
+                            " pods, below its minTaskMember " + std::to_string(minimum)};
     }
   }
   return std::nullopt;
-}
-
-std::string GangPlugin::InvalidReason(const Session& session, JobIndex j) const {
-  return session.job(j).group_missing ? "PodGroupNotFound" : "NotEnoughPods";
 }
 
 bool GangPlugin::JobReady(const Session& session, JobIndex j) const {

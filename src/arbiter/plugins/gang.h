@@ -18,8 +18,7 @@ class GangPlugin final : public Plugin, public JobValidExtension, public JobRead
   static StatusOr<std::unique_ptr<Plugin>> Create(const YAML::Node& args);
 
   std::string_view Name() const override { return kName; }
-  std::optional<std::string> JobInvalid(const Session& session, JobIndex job) const override;
-  std::string InvalidReason(const Session& session, JobIndex job) const override;
+  std::optional<JobVerdict> JobInvalid(const Session& session, JobIndex job) const override;
   bool JobReady(const Session& session, JobIndex job) const override;
   std::int32_t TasksStillNeeded(const Session& session, JobIndex job,
                                 const std::string& task_name) const override;

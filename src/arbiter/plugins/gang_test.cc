@@ -12,6 +12,7 @@
 
 #include "arbiter/cache/cluster_cache.h"
 #include "arbiter/framework/session.h"
+#include "arbiter/framework/statement.h"
 #include "arbiter/testing/builders.h"
 
 namespace arbiter {

@@ -10,9 +10,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "arbiter/actions/placement.h"
 #include "arbiter/cache/cluster_cache.h"
+#include "arbiter/framework/placement.h"
 #include "arbiter/framework/session.h"
+#include "arbiter/framework/statement.h"
 #include "arbiter/plugins/predicates.h"
 #include "arbiter/testing/builders.h"
 
@@ -71,7 +72,7 @@ class NodeOrderTest : public ::testing::Test {
   }
   TaskIndex PodP() const { return 0; }  // the only task
   std::string Picked() {
-    std::optional<NodeIndex> n = PickNode(*session_, PodP(), nullptr);
+    std::optional<NodeIndex> n = session_->placement().PickNode(PodP(), nullptr);
     return n.has_value() ? session_->node(*n).name() : "";
   }
 

@@ -6,18 +6,15 @@
 //     extended resources (nvidia.com/gpu, ...) and the pod count;
 //   * no host port the pod asks for is taken.
 //
-// The label, affinity and taint checks depend only on the pod's placement constraints and the
-// node, so their result is shared by every pod with the same constraints (a gang's identical
-// pods) for the whole session: computed once per (constraints, node), not once per pod.
+// The scope, label, affinity and taint checks are its NodeConstraint: they depend only on the
+// pod's placement constraints and the node, so the session computes them once per constraint
+// class and node (framework/placement.h), not once per pod. Resources and ports are its Fit.
+// It keeps no state.
 //
 // Extension point: Filter. No arguments.
 #pragma once
 
-#include <cstdint>
-#include <map>
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "arbiter/framework/plugin.h"
 #include "arbiter/framework/registry.h"
@@ -30,23 +27,9 @@ class PredicatesPlugin final : public Plugin, public FilterExtension {
   static StatusOr<std::unique_ptr<Plugin>> Create(const YAML::Node& args);
 
   std::string_view Name() const override { return kName; }
-  void OnSessionOpen(const Session& session) override;
-  FilterResult Filter(const Session& session, TaskIndex task, NodeIndex node) const override;
-
- private:
-  static constexpr std::int32_t kUnknown = -2;
-  static constexpr std::int32_t kPass = -1;
-
-  std::int32_t ClassOf(const Session& session, TaskIndex task) const;
-  std::int32_t StaticVerdict(const Session& session, TaskIndex task, NodeIndex node) const;
-
-  // Per session: the constraint class of each task, and per class and node the static verdict
-  // (kUnknown, kPass, or an index into reasons_).
-  mutable std::vector<std::int32_t> task_class_;
-  mutable std::map<std::string, std::int32_t> classes_;
-  mutable std::vector<std::vector<std::int32_t>> verdicts_;
-  mutable std::vector<std::string> reasons_;
-  mutable std::map<std::string, std::int32_t> reason_ids_;
+  FilterResult NodeConstraint(const Session& session, TaskIndex task,
+                              NodeIndex node) const override;
+  FilterResult Fit(const Session& session, TaskIndex task, NodeIndex node) const override;
 };
 
 }  // namespace arbiter

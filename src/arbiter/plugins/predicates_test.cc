@@ -14,6 +14,7 @@
 #include "arbiter/cache/cluster_cache.h"
 #include "arbiter/framework/scheduler.h"
 #include "arbiter/framework/session.h"
+#include "arbiter/framework/statement.h"
 #include "arbiter/plugins/builtin.h"
 #include "arbiter/testing/builders.h"
 #include "arbiter/testing/fake_cluster.h"

@@ -62,7 +62,6 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
     queues_[q].capability = d.capability;
     queues_[q].allocated = ResourceVector(resources);
     queues_[q].request = ResourceVector(resources);
-    queues_[q].reserved = ResourceVector(resources);
   }
   for (JobIndex j = 0; j < session.job_count(); ++j) {
     const JobInfo& job = session.job(j);
@@ -88,9 +87,6 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
     }
     demands[q].request.Add(asks);
     queues_[q].request.Add(asks);
-    if (session.HoldsReservation(j)) {
-      queues_[q].reserved.Add(session.MinimumRequest(j));
-    }
   }
   std::vector<fairness::QueueShare> shares = fairness::ComputeDeserved(demands, total, resources);
   for (std::size_t q = 0; q < queue_count; ++q) {
@@ -145,31 +141,27 @@ int ProportionPlugin::CompareQueues(const Session& /*session*/, QueueIndex a, Qu
   return sa < sb ? -1 : 1;
 }
 
-std::string ProportionPlugin::InvalidReason(const Session& session, JobIndex j) const {
-  const JobInfo& job = session.job(j);
-  if (job.queue_index == kNoQueue) return "QueueNotFound";
-  const Queue& queue = *session.snapshot().queues[static_cast<std::size_t>(job.queue_index)].queue;
-  if (queue.spec.state == QueueState::kClosed) return "QueueClosed";
-  return "QueueNotAllowed";
-}
-
-std::optional<std::string> ProportionPlugin::JobInvalid(const Session& session, JobIndex j) const {
+std::optional<JobVerdict> ProportionPlugin::JobInvalid(const Session& session, JobIndex j) const {
   const JobInfo& job = session.job(j);
   if (job.group_missing) return std::nullopt;  // gang says so
   if (job.queue_index == kNoQueue) {
-    return "queue " + job.queue + " does not exist: create it, or name an existing queue in the " +
-           "PodGroup's spec.queue";
+    return JobVerdict{JobReason::kQueueNotFound,
+                      "queue " + job.queue +
+                          " does not exist: create it, or name an existing queue in the "
+                          "PodGroup's spec.queue"};
   }
   const Snapshot& snapshot = session.snapshot();
   const Queue& queue = *snapshot.queues[static_cast<std::size_t>(job.queue_index)].queue;
   if (queue.spec.state == QueueState::kClosed) {
-    return "queue " + job.queue + " is Closed: it accepts no new work";
+    return JobVerdict{JobReason::kQueueClosed,
+                      "queue " + job.queue + " is Closed: it accepts no new work"};
   }
   static const Labels kNoLabels;
   auto ns = snapshot.namespace_labels.find(job.namespace_name);
   if (!queue.spec.AdmitsNamespace(ns == snapshot.namespace_labels.end() ? kNoLabels : ns->second)) {
-    return "queue " + job.queue + " does not admit namespace " + job.namespace_name +
-           ": its namespaceSelector does not match the namespace's labels";
+    return JobVerdict{JobReason::kQueueNotAllowed,
+                      "queue " + job.queue + " does not admit namespace " + job.namespace_name +
+                          ": its namespaceSelector does not match the namespace's labels"};
   }
   return std::nullopt;
 }
@@ -196,38 +188,49 @@ std::optional<std::string> ProportionPlugin::JobNotEnqueueable(const Session& se
       }
     }
   }
-  const QueueBook& st = queues_[q];
-  bool fits_share = true;
-  std::optional<ResourceId> short_id;
-  for (std::size_t r = 0; r < need.size(); ++r) {
-    const auto id = static_cast<ResourceId>(r);
-    if (need.Get(id) == 0) continue;
-    const auto limit = static_cast<double>(st.share.own_deserved.Get(id)) * overcommit_factor_;
-    const double used = static_cast<double>(st.allocated.Get(id)) +
-                        static_cast<double>(st.reserved.Get(id)) +
-                        static_cast<double>(admitted_[q].Get(id));
-    if (used + static_cast<double>(need.Get(id)) > limit) {
-      fits_share = false;
-      if (!short_id.has_value()) short_id = id;
-    }
-  }
-  if (fits_share) {
-    admitted_[q].Add(need);
-    return std::nullopt;
-  }
+  const std::optional<ResourceId> short_id = ShareShortfall(session, job.queue_index, need);
+  if (!short_id.has_value()) return std::nullopt;
   ResourceVector open = unclaimed_;
   open.Subtract(ResourceVector::Min(open, unclaimed_used_));
-  if (need.FitsIn(open)) {
-    unclaimed_used_.Add(need);
-    return std::nullopt;
-  }
+  if (need.FitsIn(open)) return std::nullopt;
+  const QueueBook& st = queues_[q];
   const ResourceId r = *short_id;
   return "queue " + job.queue + "'s deserved share is taken: it deserves " +
          Amount(session, r, st.share.own_deserved.Get(r)) + " " +
          session.snapshot().resources.Name(r) + ", has allocated " +
          Amount(session, r, st.allocated.Get(r)) + " and reserved " +
-         Amount(session, r, st.reserved.Get(r) + admitted_[q].Get(r)) +
+         Amount(session, r, session.queue_reserved(job.queue_index).Get(r) + admitted_[q].Get(r)) +
          " for admitted groups; this group needs " + Amount(session, r, need.Get(r));
+}
+
+std::optional<ResourceId> ProportionPlugin::ShareShortfall(const Session& session, QueueIndex queue,
+                                                           const ResourceVector& need) const {
+  const auto q = static_cast<std::size_t>(queue);
+  const QueueBook& st = queues_[q];
+  const ResourceVector& reserved = session.queue_reserved(queue);
+  for (std::size_t r = 0; r < need.size(); ++r) {
+    const auto id = static_cast<ResourceId>(r);
+    if (need.Get(id) == 0) continue;
+    const auto limit = static_cast<double>(st.share.own_deserved.Get(id)) * overcommit_factor_;
+    const double used = static_cast<double>(st.allocated.Get(id)) +
+                        static_cast<double>(reserved.Get(id)) +
+                        static_cast<double>(admitted_[q].Get(id));
+    if (used + static_cast<double>(need.Get(id)) > limit) return id;
+  }
+  return std::nullopt;
+}
+
+void ProportionPlugin::OnJobAdmitted(const Session& session, JobIndex j) {
+  const JobInfo& job = session.job(j);
+  if (job.queue_index == kNoQueue) return;
+  // The same test JobNotEnqueueable passed: the group took room in its queue's share, or else
+  // in room no queue claims.
+  const ResourceVector need = session.MinimumRequest(j);
+  if (!ShareShortfall(session, job.queue_index, need).has_value()) {
+    admitted_[static_cast<std::size_t>(job.queue_index)].Add(need);
+  } else {
+    unclaimed_used_.Add(need);
+  }
 }
 
 bool ProportionPlugin::Waiting(std::size_t queue) const {

@@ -49,9 +49,9 @@ class ProportionPlugin final : public Plugin,
   void OnSessionOpen(const Session& session) override;
 
   int CompareQueues(const Session& session, QueueIndex a, QueueIndex b) const override;
-  std::optional<std::string> JobInvalid(const Session& session, JobIndex job) const override;
-  std::string InvalidReason(const Session& session, JobIndex job) const override;
+  std::optional<JobVerdict> JobInvalid(const Session& session, JobIndex job) const override;
   std::optional<std::string> JobNotEnqueueable(const Session& session, JobIndex job) const override;
+  void OnJobAdmitted(const Session& session, JobIndex job) override;
   std::optional<std::string> QueueOverused(const Session& session, QueueIndex queue) const override;
   std::optional<std::string> ExceedsCapability(const Session& session, QueueIndex queue,
                                                TaskIndex task) const override;
@@ -71,17 +71,22 @@ class ProportionPlugin final : public Plugin,
     ResourceVector request;            // own jobs: allocated + pending
     ResourceVector allocated;          // own jobs
     ResourceVector subtree_allocated;  // own jobs and every descendant's
-    ResourceVector reserved;           // admitted groups not yet at their minimum
   };
   void Charge(QueueIndex queue, const ResourceVector& amount, bool add);
+  // Whether `need` fits the queue's deserved share x overcommitFactor, less what it has
+  // allocated and reserved and what groups admitted this session took; else the first resource
+  // short.
+  std::optional<ResourceId> ShareShortfall(const Session& session, QueueIndex queue,
+                                           const ResourceVector& need) const;
   bool Waiting(std::size_t queue) const;
 
   double overcommit_factor_;
   std::vector<QueueBook> queues_;
   ResourceVector unclaimed_;  // cluster room no queue's deserved share claims
-  // Admissions during this session (enqueue), so later groups see earlier reservations.
-  mutable std::vector<ResourceVector> admitted_;
-  mutable ResourceVector unclaimed_used_;
+  // Admissions during this session (OnJobAdmitted), so later groups see earlier reservations:
+  // per queue within its share, and what was admitted into unclaimed room.
+  std::vector<ResourceVector> admitted_;
+  ResourceVector unclaimed_used_;
 };
 
 }  // namespace arbiter

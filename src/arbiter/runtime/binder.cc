@@ -19,11 +19,12 @@ k8s::EventSpec PodEvent(const BindDecision& decision) {
 
 }  // namespace
 
-Binder::Binder(ClusterCache& cache, BindFunction bind, EventFunction record_event,
-               const Clock& clock, BinderOptions options)
-    : cache_(cache),
-      bind_(std::move(bind)),
+Binder::Binder(BindFunction bind, EvictFunction evict, EventFunction record_event,
+               DoneFunction done, const Clock& clock, BinderOptions options)
+    : bind_(std::move(bind)),
+      evict_(std::move(evict)),
       record_event_(std::move(record_event)),
+      done_(std::move(done)),
       clock_(clock),
       options_(options) {
   int workers = options_.workers > 0 ? options_.workers : 1;
@@ -39,19 +40,29 @@ Binder::BindFunction Binder::BindWithApi(k8s::ApiClient& api) {
   };
 }
 
+Binder::EvictFunction Binder::EvictWithApi(k8s::ApiClient& api) {
+  return [&api](const EvictDecision& e) {
+    return k8s::Evict(api, e.namespace_name, e.pod_name, e.grace_period_seconds);
+  };
+}
+
 void Binder::Submit(const std::vector<BindDecision>& binds) {
   if (binds.empty()) return;
-  // Assume first, outside our lock: the next session must see these pods on their nodes even if
-  // no worker has picked them up yet.
-  for (const BindDecision& d : binds) cache_.Assume(d.pod_uid, d.node_name);
-  std::lock_guard lock(mu_);
-  if (stopping_) {
-    for (const BindDecision& d : binds) {
-      cache_.BindFailed(d.pod_uid, clock_.MonotonicNow(), options_.failed_bind_ttl);
+  {
+    std::lock_guard lock(mu_);
+    if (!stopping_) {
+      queue_.insert(queue_.end(), binds.begin(), binds.end());
+      changed_.notify_all();
+      return;
     }
-    return;
   }
-  queue_.insert(queue_.end(), binds.begin(), binds.end());
+  for (const BindDecision& d : binds) done_(d, BindOutcome::kFailed);
+}
+
+void Binder::SubmitEviction(const EvictDecision& eviction) {
+  std::lock_guard lock(mu_);
+  if (stopping_) return;  // the next leader's session decides again
+  queue_.emplace_back(eviction);
   changed_.notify_all();
 }
 
@@ -84,18 +95,23 @@ std::size_t Binder::in_flight() const {
 
 void Binder::Work() {
   while (true) {
-    BindDecision decision;
+    std::variant<BindDecision, EvictDecision> work;
     {
       std::unique_lock lock(mu_);
       changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
-      if (queue_.empty()) return;  // stopping, and every queued bind has been sent
-      decision = std::move(queue_.front());
+      if (queue_.empty()) return;  // stopping, and all queued work has been sent
+      work = std::move(queue_.front());
       queue_.pop_front();
       ++running_;
     }
-    Clock::MonotonicTime start = clock_.MonotonicNow();
-    StatusOr<k8s::BindOutcome> outcome = bind_(decision);
-    Finish(decision, outcome, clock_.MonotonicNow() - start);
+    if (const auto* decision = std::get_if<BindDecision>(&work)) {
+      Clock::MonotonicTime start = clock_.MonotonicNow();
+      StatusOr<k8s::BindOutcome> outcome = bind_(*decision);
+      Finish(*decision, outcome, clock_.MonotonicNow() - start);
+    } else {
+      const auto& eviction = std::get<EvictDecision>(work);
+      FinishEviction(eviction, evict_(eviction));
+    }
     std::lock_guard lock(mu_);
     --running_;
     changed_.notify_all();
@@ -114,17 +130,19 @@ void Binder::Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcom
     event.action = "Binding";
     event.note = "Successfully assigned " + pod + " to " + decision.node_name;
     record_event_(std::move(event));
+    done_(decision, BindOutcome::kBound);
     std::lock_guard lock(mu_);
     ++counts_.bound;
     return;
   }
   if (outcome.ok()) {  // kAlreadyAssigned: the watch will say where
     ARBITER_VLOG(2) << "bind skipped pod=" << pod << " reason=already-assigned";
+    done_(decision, BindOutcome::kAlreadyAssigned);
     std::lock_guard lock(mu_);
     ++counts_.already_assigned;
     return;
   }
-  cache_.BindFailed(decision.pod_uid, clock_.MonotonicNow(), options_.failed_bind_ttl);
+  done_(decision, BindOutcome::kFailed);
   ARBITER_LOG(kWarning) << "bind failed pod=" << pod << " node=" << decision.node_name
                         << " latency=" << FormatDuration(latency) << " error=" << outcome.status();
   k8s::EventSpec event = PodEvent(decision);
@@ -135,6 +153,20 @@ void Binder::Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcom
   record_event_(std::move(event));
   std::lock_guard lock(mu_);
   ++counts_.failed;
+}
+
+void Binder::FinishEviction(const EvictDecision& eviction, const Status& status) {
+  const std::string pod = eviction.namespace_name + "/" + eviction.pod_name;
+  if (status.ok()) {
+    ARBITER_LOG(kInfo) << "evicted pod=" << pod << " node=" << eviction.node_name
+                       << " reason=" << eviction.reason;
+    std::lock_guard lock(mu_);
+    ++counts_.evicted;
+    return;
+  }
+  ARBITER_LOG(kWarning) << "eviction refused pod=" << pod << " error=" << status;
+  std::lock_guard lock(mu_);
+  ++counts_.evictions_refused;
 }
 
 }  // namespace arbiter::runtime

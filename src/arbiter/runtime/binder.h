@@ -1,19 +1,22 @@
-// Binder: turns a session's bind decisions into pods/binding calls, off the session loop.
+// Binder: sends a session's binds and evictions to the API server, off the session loop: the
+// runtime's part of effects/effects.h.
 //
-// Submit() assumes every decision in the cache at once, on the caller's thread (so the next
-// session already counts the pod on its node), then queues the binds for a small pool of worker
-// threads. Each bind carries the pod's uid as a precondition (k8s::Bind). Outcomes:
+// The Applier has already assumed every bind in the cache; Submit() queues the binds for a small
+// pool of worker threads. Each bind carries the pod's uid as a precondition (k8s::Bind).
+// Outcomes, each reported to `done` (the Applier's BindDone):
 //   * bound: a Normal "Scheduled" event ("Successfully assigned ns/pod to node") and an info log
 //     line; the watch then shows the pod bound and the cache stops treating it as assumed;
 //   * already assigned: nothing (the watch says where the pod went);
-//   * failed (error or timeout): cache.BindFailed(uid, now, failed_bind_ttl), so the assumption
-//     stays until the watch says otherwise or the ttl passes (the API server may have bound the
-//     pod even though the call failed), a Warning "FailedScheduling" event and a warning log.
+//   * failed (error or timeout): a Warning "FailedScheduling" event and a warning log; the
+//     Applier keeps the assumption until the watch says otherwise or its ttl passes (the API
+//     server may have bound the pod even though the call failed).
+// Evictions (SubmitEviction) go through the same workers: the eviction call, and a warning log
+// when it is refused (a PodDisruptionBudget); the watch shows the pod leaving.
 //
-// The bind call and the event sink are injected (BindWithApi and an EventRecorder in the
-// scheduler; fakes in tests).
+// The calls and the event sink are injected (BindWithApi, EvictWithApi and an EventRecorder in
+// the scheduler; fakes in tests).
 //
-// Thread safety: Submit, Flush, Stop and counts() from any thread.
+// Thread safety: Submit, SubmitEviction, Flush, Stop and counts() from any thread.
 #pragma once
 
 #include <chrono>
@@ -23,11 +26,12 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
-#include "arbiter/cache/cluster_cache.h"
+#include "arbiter/effects/effects.h"
 #include "arbiter/framework/session_result.h"
 #include "arbiter/k8s/api_client.h"
 #include "arbiter/k8s/event_recorder.h"
@@ -40,32 +44,37 @@ struct BinderOptions {
   // 4 capped Arbiter at about 200 pods/s (bench/e2e); kube-scheduler binds every pod in its own
   // goroutine.
   int workers = 16;
+  // How long a failed bind stays assumed (the Applier's option; set here with the binder's).
   std::chrono::nanoseconds failed_bind_ttl = std::chrono::seconds(30);
 };
 
 class Binder {
  public:
   using BindFunction = std::function<StatusOr<k8s::BindOutcome>(const BindDecision&)>;
+  using EvictFunction = std::function<Status(const EvictDecision&)>;
   using EventFunction = std::function<void(k8s::EventSpec)>;
+  using DoneFunction = std::function<void(const BindDecision&, BindOutcome)>;
 
   struct Counts {
     std::uint64_t bound = 0;
     std::uint64_t already_assigned = 0;
     std::uint64_t failed = 0;
+    std::uint64_t evicted = 0;
+    std::uint64_t evictions_refused = 0;
   };
 
-  // `cache` must outlive the binder.
-  Binder(ClusterCache& cache, BindFunction bind, EventFunction record_event, const Clock& clock,
-         BinderOptions options = {});
+  Binder(BindFunction bind, EvictFunction evict, EventFunction record_event, DoneFunction done,
+         const Clock& clock, BinderOptions options = {});
   ~Binder();  // Stop()
   Binder(const Binder&) = delete;
   Binder& operator=(const Binder&) = delete;
 
   void Submit(const std::vector<BindDecision>& binds);
+  void SubmitEviction(const EvictDecision& eviction);
   // Waits until every bind submitted before the call has finished.
   void Flush();
-  // Finishes the queued binds, then ends the workers; later submissions are refused (and their
-  // assumptions left to expire as failed binds).
+  // Finishes the queued work, then ends the workers; later binds are reported failed (their
+  // assumptions expire) and later evictions dropped.
   void Stop();
 
   Counts counts() const;
@@ -73,21 +82,25 @@ class Binder {
 
   // The bind call of a real scheduler: k8s::Bind over `api`, which must outlive the binder.
   static BindFunction BindWithApi(k8s::ApiClient& api);
+  // The eviction call: k8s::Evict over `api`, which must outlive the binder.
+  static EvictFunction EvictWithApi(k8s::ApiClient& api);
 
  private:
   void Work();
   void Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcome>& outcome,
               std::chrono::nanoseconds latency);
+  void FinishEviction(const EvictDecision& eviction, const Status& status);
 
-  ClusterCache& cache_;
   const BindFunction bind_;
+  const EvictFunction evict_;
   const EventFunction record_event_;
+  const DoneFunction done_;
   const Clock& clock_;
   const BinderOptions options_;
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  std::deque<BindDecision> queue_;
+  std::deque<std::variant<BindDecision, EvictDecision>> queue_;
   std::size_t running_ = 0;
   bool stopping_ = false;
   Counts counts_;

@@ -52,13 +52,36 @@ class BinderTest : public testing::Test {
 
   Binder MakeBinder(const StatusOr<k8s::BindOutcome>& outcome) {
     return Binder(
-        cache_,
         [this, outcome](const BindDecision& d) {
           std::lock_guard lock(mu_);
           calls_.push_back(d.pod_uid + "@" + d.node_name);
           return outcome;
         },
-        events_.Sink(), clock_, BinderOptions{.workers = 2, .failed_bind_ttl = seconds(30)});
+        [](const EvictDecision&) { return Status::Ok(); }, events_.Sink(),
+        [this](const BindDecision& d, BindOutcome o) {
+          applier_.BindDone(d, o, clock_.MonotonicNow());
+        },
+        clock_, BinderOptions{.workers = 2, .failed_bind_ttl = seconds(30)});
+  }
+
+  // What the scheduler does with a session's binds: the Applier assumes them, then hands them to
+  // the binder.
+  void Submit(Binder& binder, const BindDecision& decision) {
+    class ToBinder final : public Effects {
+     public:
+      explicit ToBinder(Binder& binder) : binder_(binder) {}
+      void Bind(const std::vector<BindDecision>& binds) override { binder_.Submit(binds); }
+      void Evict(const EvictDecision& /*eviction*/) override {}
+      void ReportUnschedulable(const PodVerdict& /*verdict*/, const Pod* /*observed*/) override {}
+      void WriteGroupStatus(const PodGroupUpdate& /*update*/) override {}
+      void WriteQueueStatus(const QueueUpdate& /*update*/) override {}
+
+     private:
+      Binder& binder_;
+    } effects(binder);
+    SessionResult result;
+    result.binds.push_back(decision);
+    applier_.Apply(result, Snapshot(), effects);
   }
 
   std::vector<std::string> calls() {
@@ -68,6 +91,7 @@ class BinderTest : public testing::Test {
 
   FakeClock clock_;
   ClusterCache cache_{CacheOptions{}};
+  Applier applier_{cache_, ApplierOptions{.failed_bind_ttl = seconds(30)}};
   Events events_;
   std::mutex mu_;
   std::vector<std::string> calls_;
@@ -75,7 +99,7 @@ class BinderTest : public testing::Test {
 
 TEST_F(BinderTest, AssumesAtOnceAndRecordsScheduledOnSuccess) {
   Binder binder = MakeBinder(k8s::BindOutcome::kBound);
-  binder.Submit({Decision()});
+  Submit(binder, Decision());
   EXPECT_EQ(cache_.assumed_count(), 1U);  // before any worker has run, as far as we know
   binder.Flush();
   EXPECT_EQ(calls(), (std::vector<std::string>{"uid-p@n1"}));
@@ -93,7 +117,7 @@ TEST_F(BinderTest, AssumesAtOnceAndRecordsScheduledOnSuccess) {
 
 TEST_F(BinderTest, AlreadyAssignedIsSilent) {
   Binder binder = MakeBinder(k8s::BindOutcome::kAlreadyAssigned);
-  binder.Submit({Decision()});
+  Submit(binder, Decision());
   binder.Flush();
   EXPECT_TRUE(events_.events().empty());
   EXPECT_EQ(binder.counts().already_assigned, 1U);
@@ -101,7 +125,7 @@ TEST_F(BinderTest, AlreadyAssignedIsSilent) {
 
 TEST_F(BinderTest, AFailedBindStaysAssumedUntilItsTtl) {
   Binder binder = MakeBinder(StatusOr<k8s::BindOutcome>(UnavailableError("connection refused")));
-  binder.Submit({Decision()});
+  Submit(binder, Decision());
   binder.Flush();
   EXPECT_EQ(binder.counts().failed, 1U);
   std::vector<k8s::EventSpec> events = events_.events();
@@ -118,10 +142,10 @@ TEST_F(BinderTest, AFailedBindStaysAssumedUntilItsTtl) {
 
 TEST_F(BinderTest, StopFinishesQueuedBindsThenRefuses) {
   Binder binder = MakeBinder(k8s::BindOutcome::kBound);
-  binder.Submit({Decision()});
+  Submit(binder, Decision());
   binder.Stop();
   EXPECT_EQ(binder.counts().bound, 1U);
-  binder.Submit({Decision()});
+  Submit(binder, Decision());
   EXPECT_EQ(calls().size(), 1U);
   binder.Flush();  // returns: nothing left
 }

@@ -80,7 +80,6 @@ void Informers::Add(std::string kind, std::string path, std::uint64_t seed,
   watch.stop = [r = reflector.get()] { r->Stop(); };
   watch.synced = [r = reflector.get()] { return r->HasSynced(); };
   watch.reflector = std::move(reflector);
-  watch.done = std::make_shared<std::atomic<bool>>(false);
   watches_.push_back(std::move(watch));
 }
 
@@ -88,10 +87,7 @@ void Informers::Start() {
   if (started_) return;
   started_ = true;
   for (Watch& w : watches_) {
-    w.thread = std::thread([run = w.run, done = w.done] {
-      run();
-      *done = true;
-    });
+    w.thread = std::thread(w.run);
   }
 }
 
@@ -99,13 +95,7 @@ void Informers::Stop() {
   for (Watch& w : watches_) w.stop();  // all at once: they wind down in parallel
   for (Watch& w : watches_) {
     if (!w.thread.joinable()) continue;
-    // Reflector::Run() clears its stop flag when it starts: a Stop() that comes before is lost,
-    // so ask again until the thread has returned.
-    while (!*w.done) {
-      w.stop();
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    w.thread.join();
+    w.thread.join();  // a Stop() before Run() started is kept: Run() then returns at once
   }
 }
 

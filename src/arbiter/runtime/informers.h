@@ -68,8 +68,7 @@ class Informers {
     std::function<void()> run;
     std::function<void()> stop;
     std::function<bool()> synced;
-    std::shared_ptr<void> reflector;          // owns the Reflector<T>
-    std::shared_ptr<std::atomic<bool>> done;  // Run() has returned
+    std::shared_ptr<void> reflector;  // owns the Reflector<T>
     std::thread thread;
   };
 

@@ -15,8 +15,6 @@
 namespace arbiter::runtime {
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
-
 InformerOptions MakeInformerOptions(const RuntimeOptions& options, std::function<void()> kick) {
   InformerOptions informers;
   informers.scheduler_name = options.cache.scheduler_name;
@@ -28,6 +26,50 @@ InformerOptions MakeInformerOptions(const RuntimeOptions& options, std::function
 
 }  // namespace
 
+class SchedulerRuntime::ApiEffects final : public Effects {
+ public:
+  explicit ApiEffects(SchedulerRuntime& runtime) : r_(runtime) {}
+
+  void Bind(const std::vector<BindDecision>& binds) override { r_.binder_.Submit(binds); }
+  void Evict(const EvictDecision& eviction) override { r_.binder_.SubmitEviction(eviction); }
+
+  void ReportUnschedulable(const PodVerdict& v, const Pod* observed) override {
+    static const std::vector<Condition> kNoConditions;
+    if (r_.recorded_verdicts_.Claim(v.pod_uid, v.message, r_.clock_.MonotonicNow())) {
+      ARBITER_VLOG(3) << "unschedulable pod=" << v.namespace_name << "/" << v.pod_name
+                      << " reason=" << v.reason << " message=\"" << v.message << "\"";
+      k8s::EventSpec event;
+      event.regarding.namespace_name = v.namespace_name;
+      event.regarding.name = v.pod_name;
+      event.regarding.uid = v.pod_uid;
+      event.type = "Warning";
+      event.reason = v.reason;
+      event.action = "Scheduling";
+      event.note = v.message;
+      if (!r_.events_.Record(std::move(event))) r_.recorded_verdicts_.Forget(v.pod_uid, v.message);
+    }
+    r_.status_writer_.WriteUnschedulable(
+        v, observed != nullptr ? observed->status.conditions : kNoConditions);
+  }
+
+  void WriteGroupStatus(const PodGroupUpdate& update) override {
+    r_.status_writer_.WritePodGroupStatus(update);
+  }
+
+  // At most once per period per queue: a queue's allocation changes with every bind, and a
+  // skipped change is emitted again by the next session, which still sees the old status.
+  void WriteQueueStatus(const QueueUpdate& update) override {
+    const Clock::MonotonicTime now = r_.clock_.MonotonicNow();
+    auto [it, fresh] = r_.queue_written_.try_emplace(update.name, now);
+    if (!fresh && now - it->second < r_.options_.period) return;
+    it->second = now;
+    r_.status_writer_.WriteQueueStatus(update);
+  }
+
+ private:
+  SchedulerRuntime& r_;
+};
+
 SchedulerRuntime::SchedulerRuntime(k8s::HttpTransport& transport,
                                    std::unique_ptr<Scheduler> scheduler, RuntimeOptions options,
                                    const Clock& clock)
@@ -36,13 +78,18 @@ SchedulerRuntime::SchedulerRuntime(k8s::HttpTransport& transport,
       options_(std::move(options)),
       clock_(clock),
       cache_(options_.cache),
+      applier_(cache_, ApplierOptions{.failed_bind_ttl = options_.binder.failed_bind_ttl}),
       events_(api_, options_.events, clock_),
       recorded_verdicts_(options_.event_repeat_interval),
       status_writer_(api_, clock_, options_.status_writer),
       binder_(
-          cache_, Binder::BindWithApi(api_),
-          [this](k8s::EventSpec event) { events_.Record(std::move(event)); }, clock_,
-          options_.binder),
+          Binder::BindWithApi(api_), Binder::EvictWithApi(api_),
+          [this](k8s::EventSpec event) { events_.Record(std::move(event)); },
+          [this](const BindDecision& bind, BindOutcome outcome) {
+            applier_.BindDone(bind, outcome, clock_.MonotonicNow());
+          },
+          clock_, options_.binder),
+      effects_(std::make_unique<ApiEffects>(*this)),
       elector_(options_.leader_election
                    ? std::make_unique<k8s::LeaderElector>(api_, *options_.leader_election, clock_)
                    : nullptr),
@@ -142,7 +189,7 @@ void SchedulerRuntime::Flush() {
 void SchedulerRuntime::Kick() {
   std::lock_guard lock(mu_);
   if (kick_at_) return;  // a session is already due soon; it will see this too
-  kick_at_ = SteadyClock::now() + options_.debounce;
+  kick_at_ = clock_.MonotonicNow() + options_.debounce;
   wake_.notify_all();
 }
 
@@ -163,16 +210,16 @@ bool SchedulerRuntime::SleepFor(std::chrono::nanoseconds d) {
 }
 
 bool SchedulerRuntime::WaitForSync() {
-  const auto start = SteadyClock::now();
+  const auto start = clock_.MonotonicNow();
   auto last_report = start;
   while (!informers_.HasSynced()) {
     if (!SleepFor(std::chrono::milliseconds(20))) return false;
-    if (SteadyClock::now() - last_report >= std::chrono::seconds(10)) {
-      last_report = SteadyClock::now();
+    if (clock_.MonotonicNow() - last_report >= std::chrono::seconds(10)) {
+      last_report = clock_.MonotonicNow();
       ARBITER_LOG(kInfo) << "waiting for watches to sync pending=" << informers_.NotSynced();
     }
   }
-  ARBITER_LOG(kInfo) << "watches synced after=" << FormatDuration(SteadyClock::now() - start);
+  ARBITER_LOG(kInfo) << "watches synced after=" << FormatDuration(clock_.MonotonicNow() - start);
   return true;
 }
 
@@ -181,7 +228,7 @@ bool SchedulerRuntime::WaitForTurn() {
   while (!stopping_) {
     auto due = next_session_;
     if (kick_at_ && *kick_at_ < due) due = *kick_at_;
-    if (SteadyClock::now() >= due) break;
+    if (clock_.MonotonicNow() >= due) break;
     wake_.wait_until(lock, due);
   }
   kick_at_.reset();  // this session sees everything that arrived until now
@@ -192,10 +239,10 @@ void SchedulerRuntime::Loop() {
   if (WaitForSync()) {
     {
       std::lock_guard lock(mu_);
-      next_session_ = SteadyClock::now();
+      next_session_ = clock_.MonotonicNow();
     }
     while (WaitForTurn()) {
-      const auto started = SteadyClock::now();
+      const auto started = clock_.MonotonicNow();
       {
         std::lock_guard lock(mu_);
         next_session_ = started + options_.period;
@@ -215,7 +262,7 @@ void SchedulerRuntime::Loop() {
 
 void SchedulerRuntime::RunSession() {
   const Clock::MonotonicTime start = clock_.MonotonicNow();
-  const int expired = cache_.ExpireAssumed(start);
+  const int expired = applier_.ExpireAssumed(start);
   // The snapshot is reused while nothing changes; the session's time is now, not its.
   const Clock::WallTime now = clock_.Now();
   std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now);
@@ -223,17 +270,7 @@ void SchedulerRuntime::RunSession() {
   SessionResult result = scheduler_->RunSession(*snapshot, now);
   const Clock::MonotonicTime decided = clock_.MonotonicNow();
 
-  binder_.Submit(result.binds);
-  ReportUnschedulable(result.unschedulable, *snapshot);
-  for (const PodGroupUpdate& update : result.group_updates) {
-    status_writer_.WritePodGroupStatus(update);
-  }
-  for (const QueueUpdate& update : result.queue_updates) {
-    auto [it, fresh] = queue_written_.try_emplace(update.name, start);
-    if (!fresh && start - it->second < options_.period) continue;
-    it->second = start;
-    status_writer_.WriteQueueStatus(update);
-  }
+  applier_.Apply(result, *snapshot, *effects_);
   const Clock::MonotonicTime applied = clock_.MonotonicNow();
   const std::uint64_t n = ++sessions_;
 
@@ -249,38 +286,6 @@ void SchedulerRuntime::RunSession() {
                   << " decide=" << FormatDuration(decided - snapshotted)
                   << " apply=" << FormatDuration(applied - decided)
                   << " duration=" << FormatDuration(applied - start);
-}
-
-void SchedulerRuntime::ReportUnschedulable(const std::vector<PodVerdict>& verdicts,
-                                           const Snapshot& snapshot) {
-  if (verdicts.empty()) return;
-  // The pods' conditions as the snapshot saw them: one pass over the tasks, looked up by uid.
-  std::unordered_map<std::string_view, const Pod*> observed;
-  observed.reserve(verdicts.size());
-  for (const PodVerdict& v : verdicts) observed.emplace(v.pod_uid, nullptr);
-  for (const TaskInfo& task : snapshot.tasks) {
-    auto it = observed.find(task.uid());
-    if (it != observed.end()) it->second = task.pod.get();
-  }
-  static const std::vector<Condition> kNoConditions;
-  const Clock::MonotonicTime now = clock_.MonotonicNow();
-  for (const PodVerdict& v : verdicts) {
-    const Pod* pod = observed[v.pod_uid];
-    if (recorded_verdicts_.Claim(v.pod_uid, v.message, now)) {
-      ARBITER_VLOG(3) << "unschedulable pod=" << v.namespace_name << "/" << v.pod_name
-                      << " reason=" << v.reason << " message=\"" << v.message << "\"";
-      k8s::EventSpec event;
-      event.regarding.namespace_name = v.namespace_name;
-      event.regarding.name = v.pod_name;
-      event.regarding.uid = v.pod_uid;
-      event.type = "Warning";
-      event.reason = v.reason;
-      event.action = "Scheduling";
-      event.note = v.message;
-      if (!events_.Record(std::move(event))) recorded_verdicts_.Forget(v.pod_uid, v.message);
-    }
-    status_writer_.WriteUnschedulable(v, pod != nullptr ? pod->status.conditions : kNoConditions);
-  }
 }
 
 }  // namespace arbiter::runtime

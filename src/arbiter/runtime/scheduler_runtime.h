@@ -6,9 +6,10 @@
 //   * waits until every informer has synced; no session runs before;
 //   * runs a session every `period`, and sooner (after `debounce`) when a pending pod of ours or
 //     a PodGroup appears, so that a burst of creations becomes one session;
-//   * each session: ExpireAssumed, TakeSnapshot, RunSession, then applies the result: binds are
-//     assumed in the cache at once and sent by the binder's workers; pods left pending get a
-//     Warning FailedScheduling event (again only when the message changes or every
+//   * each session: ExpireAssumed, TakeSnapshot, RunSession, then the Applier applies the result
+//     through the runtime's Effects (effects/effects.h): binds are assumed in the cache at once
+//     and sent by the binder's workers, as are evictions; pods left pending get a Warning
+//     FailedScheduling event (again only when the message changes or every
 //     `event_repeat_interval`) and the PodScheduled=False condition; PodGroup statuses that
 //     changed are written. Nothing in the loop waits for the API server.
 //   * with leader election, only the leader runs sessions (and so writes); the watches run on
@@ -41,6 +42,7 @@
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
 #include "arbiter/cache/cluster_cache.h"
+#include "arbiter/effects/effects.h"
 #include "arbiter/framework/scheduler.h"
 #include "arbiter/k8s/api_client.h"
 #include "arbiter/k8s/event_recorder.h"
@@ -106,7 +108,6 @@ class SchedulerRuntime {
   // Waits up to `d` unless stopping; false when stopping.
   bool SleepFor(std::chrono::nanoseconds d);
   void RunSession();
-  void ReportUnschedulable(const std::vector<PodVerdict>& verdicts, const Snapshot& snapshot);
   void Kick();
   void OnLeadershipLost();
 
@@ -121,12 +122,15 @@ class SchedulerRuntime {
   bool loop_started_ = false;
   bool loop_done_ = false;
   bool lost_leadership_ = false;
-  std::optional<std::chrono::steady_clock::time_point> kick_at_;
-  std::chrono::steady_clock::time_point next_session_{};
+  // Monotonic times of the injected clock; a condition variable waits until them, so the clock
+  // must be steady_clock-based (RealClock) wherever the loop runs.
+  std::optional<Clock::MonotonicTime> kick_at_;
+  Clock::MonotonicTime next_session_{};
   bool default_queue_ready_ = false;  // loop thread only
   std::atomic<std::uint64_t> sessions_{0};
 
   ClusterCache cache_;
+  Applier applier_;
   k8s::EventRecorder events_;
   RecentWrites<std::string> recorded_verdicts_;  // by pod uid: the FailedScheduling note
   // When each queue's status was last sent for writing: at most once per period (a queue's
@@ -135,6 +139,8 @@ class SchedulerRuntime {
   std::map<std::string, Clock::MonotonicTime> queue_written_;
   StatusWriter status_writer_;
   Binder binder_;
+  class ApiEffects;  // the Effects of a real scheduler: the API server, off the session loop
+  std::unique_ptr<ApiEffects> effects_;
   std::unique_ptr<k8s::LeaderElector> elector_;
   Informers informers_;
 

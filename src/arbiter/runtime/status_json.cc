@@ -76,17 +76,6 @@ StatusOr<std::string> ReplaceQueueStatus(const std::string& object_json,
   return Dump(object);
 }
 
-std::string FormatRfc3339(Clock::WallTime t) {
-  auto seconds = std::chrono::floor<std::chrono::seconds>(t.time_since_epoch());
-  std::time_t tt = seconds.count();
-  std::tm utc{};
-  gmtime_r(&tt, &utc);
-  char buf[64];  // ample for any int year: no truncation
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02dZ", utc.tm_year + 1900,
-                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec);
-  return buf;
-}
-
 std::string PodGroupStatusJson(const PodGroupStatus& status) { return Dump(StatusObject(status)); }
 
 StatusOr<std::string> ReplacePodGroupStatus(const std::string& object_json,

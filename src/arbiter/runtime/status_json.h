@@ -20,10 +20,6 @@
 
 namespace arbiter::runtime {
 
-// RFC 3339 in UTC with whole seconds ("2024-05-01T10:00:00Z"), the format of metav1.Time:
-// finer digits are truncated, as the API server would.
-std::string FormatRfc3339(Clock::WallTime t);
-
 // The status as the CRD's schema spells it:
 //   {"phase":"Running","scheduled":3,"running":3,"succeeded":0,"failed":0,
 //    "conditions":[{"type":"Scheduled","status":"True","reason":"...","message":"...",

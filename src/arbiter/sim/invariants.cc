@@ -188,7 +188,8 @@ class Checker {
     }
     for (const auto& [uid, pod] : cluster_.pods()) {
       if (pod.spec.scheduler_name != cluster_.scheduler_name() || !pod.spec.node_name.empty() ||
-          pod.status.phase != PodPhase::kPending || pod.meta.deletion_timestamp.has_value()) {
+          pod.status.phase != PodPhase::kPending || pod.meta.deletion_timestamp.has_value() ||
+          cluster_.Assumed(uid)) {
         continue;
       }
       if (verdicts.contains(uid) || GroupSaysWhy(pod)) continue;

@@ -21,11 +21,11 @@
 //         the groups whose pods the workload itself deleted, failed or pre-bound: those can be
 //         left partial by the workload, not by the scheduler;
 //   * verdicts: every pod of this scheduler still pending after the session (on no node, phase
-//     Pending, not being deleted) carries a reason: a FailedScheduling verdict from this session,
-//     or its PodGroup's Unschedulable condition True after the session (while a group's pods may
-//     still be arriving, only the group is told). kOwnVerdict when the pod has neither but others
-//     of its group have verdicts; kVerdict when its group got no word at all. No pod has two
-//     verdicts, and no pod bound by the session has one.
+//     Pending, not being deleted, not held assumed by the cache) carries a reason: a
+//     FailedScheduling verdict from this session, or its PodGroup's Unschedulable condition True
+//     after the session (while a group's pods may still be arriving, only the group is told).
+//     kOwnVerdict when the pod has neither but others of its group have verdicts; kVerdict when its
+//     group got no word at all. No pod has two verdicts, and no pod bound by the session has one.
 //
 //   SessionRecord record = cluster.RunSession();
 //   for (const Violation& v : CheckSessionInvariants(cluster, record, disturbed)) {

@@ -270,12 +270,24 @@ std::string ReportJson(const SimulationReport& r, bool include_performance) {
   j["jobOutcomes"] =
       Json{{"columns", {"name", "queue", "pods", "minMember", "arrivalMs", "startMs", "finishMs"}},
            {"rows", std::move(jobs)}};
+  if (r.bind_faults.failure_rate > 0 || r.bind_faults.latency.count() > 0) {
+    j["bindFaults"] = Json{{"failureRate", r.bind_faults.failure_rate},
+                           {"latencyMs", r.bind_faults.latency.count()},
+                           {"seed", r.bind_faults.seed},
+                           {"failedBinds", r.bind_failures}};
+  }
   if (include_performance) {
     const Performance& p = r.performance;
+    Json actions = Json::object();
+    for (const auto& [name, ms] : p.action_ms) actions[name] = ms;
+    Json plugins = Json::object();
+    for (const auto& [name, ms] : p.plugin_ms) plugins[name] = ms;
     j["performance"] = Json{
         {"sessionMs", SummaryJson(p.session)},     {"snapshotMs", SummaryJson(p.snapshot)},
         {"schedulerSeconds", p.scheduler_seconds}, {"decisionsPerSecond", p.decisions_per_second},
-        {"wallSeconds", p.wall_seconds},           {"peakRssBytes", p.peak_rss_bytes}};
+        {"wallSeconds", p.wall_seconds},           {"peakRssBytes", p.peak_rss_bytes},
+        {"actionMs", std::move(actions)},          {"pluginOpenCloseMs", std::move(plugins)},
+        {"nodesFiltered", p.nodes_filtered}};
   }
   return j.dump(2) + "\n";
 }

@@ -247,7 +247,7 @@ Status ParseObjects(const Value& v, std::int64_t now, Known& known, std::vector<
 StatusOr<ScenarioStep> ParseStep(const Value& v, std::size_t index, std::int64_t now, Known& known,
                                  std::set<std::string>& group_keys) {
   ARBITER_RETURN_IF_ERROR(
-      v.CheckKeys({"name", "delete", "succeed", "fail", "add", "repeat", "expect"}));
+      v.CheckKeys({"name", "delete", "succeed", "fail", "failBinds", "add", "repeat", "expect"}));
   ScenarioStep step;
   ARBITER_ASSIGN_OR_RETURN(std::string name, v.Key("name").String());
   step.name = "sessions[" + std::to_string(index) + "]";
@@ -256,6 +256,7 @@ StatusOr<ScenarioStep> ParseStep(const Value& v, std::size_t index, std::int64_t
   for (const std::string& pod : step.delete_pods) known.pods.erase(pod);
   ARBITER_ASSIGN_OR_RETURN(step.succeed_pods, ParsePodRefs(v.Key("succeed"), known));
   ARBITER_ASSIGN_OR_RETURN(step.fail_pods, ParsePodRefs(v.Key("fail"), known));
+  ARBITER_ASSIGN_OR_RETURN(step.fail_binds, ParsePodRefs(v.Key("failBinds"), known));
   const Value add = v.Key("add");
   ARBITER_RETURN_IF_ERROR(add.CheckKeys({"nodes", "podGroups", "pods"}));
   ARBITER_RETURN_IF_ERROR(

@@ -54,6 +54,9 @@
 //       delete: [blocker]        # pods deleted
 //       succeed: [a-0]           # pods that finish: phase Succeeded
 //       fail: [a-1]              # pods that finish: phase Failed
+//       failBinds: [a-2]         # the pod's next bind fails (an API server error): the cache
+//                                # keeps it assumed until the failed-bind ttl (30 s), then it is
+//                                # placed again
 //       add: {nodes: [...], podGroups: [...], pods: [...]}   # created now unless `created`
 //       repeat: 1                # sessions to run, expectations checked after each
 //       expect:
@@ -140,6 +143,7 @@ struct ScenarioStep {
   std::vector<std::string> delete_pods;
   std::vector<std::string> succeed_pods;
   std::vector<std::string> fail_pods;
+  std::vector<std::string> fail_binds;
   std::vector<Node> add_nodes;
   std::vector<PodGroup> add_groups;
   std::vector<Pod> add_pods;

@@ -12,11 +12,16 @@
 
 namespace arbiter::sim {
 
-SimulatedCluster::SimulatedCluster() : cache_(CacheOptions()) {}
+SimulatedCluster::SimulatedCluster(SimulatedClusterOptions options)
+    : options_(std::move(options)),
+      cache_(options_.cache),
+      applier_(cache_, ApplierOptions{.failed_bind_ttl = options_.failed_bind_ttl}),
+      fault_random_(options_.bind_faults.seed),
+      scheduler_name_(options_.cache.scheduler_name) {}
 
 StatusOr<std::unique_ptr<SimulatedCluster>> SimulatedCluster::Create(
-    const SchedulerConfig& config) {
-  std::unique_ptr<SimulatedCluster> cluster(new SimulatedCluster());
+    const SchedulerConfig& config, SimulatedClusterOptions options) {
+  std::unique_ptr<SimulatedCluster> cluster(new SimulatedCluster(std::move(options)));
   RegisterBuiltinPlugins(cluster->registry_);
   RegisterBuiltinActions(cluster->registry_);
   ARBITER_ASSIGN_OR_RETURN(cluster->scheduler_, Scheduler::Create(config, cluster->registry_));
@@ -83,51 +88,104 @@ SessionRecord SimulatedCluster::RunSessionAt(Clock::WallTime now) {
   now_ = std::max(now_, now);
   ++sessions_run_;
   SessionRecord record;
+  record_ = &record;
+  AdvanceTo(now_);
+  record.expired_assumptions = applier_.ExpireAssumed(Monotonic());
   const auto started = std::chrono::steady_clock::now();
-  {
-    // The cache hands back its last snapshot while nothing changed: the session's time is ours.
-    std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now_);
-    record.snapshot_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    record.result = scheduler_->RunSession(*snapshot, now_);
-  }
+  // The cache hands back its last snapshot while nothing changed: the session's time is ours.
+  std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now_);
+  record.snapshot_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  record.result = scheduler_->RunSession(*snapshot, now_);
   record.scheduler_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  for (const BindDecision& bind : record.result.binds) {
-    auto it = pods_.find(bind.pod_uid);
-    const std::string who = "pod " + bind.namespace_name + "/" + bind.pod_name;
-    if (it == pods_.end()) {
-      record.refused_binds.push_back(who + ": bound to " + bind.node_name + " but it is gone");
-      continue;
-    }
-    Pod& pod = it->second;
-    if (!pod.spec.node_name.empty()) {
-      record.refused_binds.push_back(who + ": bound twice (on " + pod.spec.node_name +
-                                     ", bound again to " + bind.node_name + ")");
-      continue;
-    }
-    if (!nodes_.contains(bind.node_name)) {
-      record.refused_binds.push_back(who + ": bound to " + bind.node_name +
-                                     ", which does not exist");
-      continue;
-    }
-    pod.spec.node_name = bind.node_name;
-    pod.status.phase = PodPhase::kRunning;
-    cache_.UpsertPod(pod);
-  }
-  for (const PodGroupUpdate& update : record.result.group_updates) {
-    auto it = groups_.find(update.namespace_name + "/" + update.name);
-    if (it == groups_.end()) continue;  // deleted meanwhile: the API server says NotFound
-    it->second.status = update.status;
-    cache_.UpsertPodGroup(it->second);
-  }
-  for (const QueueUpdate& update : record.result.queue_updates) {
-    auto it = queues_.find(update.name);
-    if (it == queues_.end()) continue;
-    it->second.status = update.status;
-    cache_.UpsertQueue(it->second);
-  }
+  applier_.Apply(record.result, *snapshot, *this);
+  record_ = nullptr;
   return record;
+}
+
+void SimulatedCluster::AdvanceTo(Clock::WallTime now) {
+  while (!binds_in_flight_.empty() && binds_in_flight_.begin()->first <= now) {
+    const BindDecision bind = binds_in_flight_.begin()->second;
+    binds_in_flight_.erase(binds_in_flight_.begin());
+    CompleteBind(bind);
+  }
+  while (!deletions_.empty() && deletions_.begin()->first <= now) {
+    const std::string uid = deletions_.begin()->second;
+    deletions_.erase(deletions_.begin());
+    (void)DeletePod(uid);  // gone already: nothing to do
+  }
+}
+
+void SimulatedCluster::Bind(const std::vector<BindDecision>& binds) {
+  const BindFaults& faults = options_.bind_faults;
+  std::uniform_real_distribution<double> draw(0.0, 1.0);
+  for (const BindDecision& bind : binds) {
+    const bool forced = fail_next_bind_.erase(bind.pod_uid) > 0;
+    if (forced || (faults.failure_rate > 0 && draw(fault_random_) < faults.failure_rate)) {
+      if (record_ != nullptr) {
+        record_->failed_binds.push_back(bind.namespace_name + "/" + bind.pod_name);
+      }
+      applier_.BindDone(bind, BindOutcome::kFailed, Monotonic());
+      continue;
+    }
+    if (faults.latency.count() > 0) {
+      binds_in_flight_.emplace(now_ + faults.latency, bind);
+      continue;
+    }
+    CompleteBind(bind);
+  }
+}
+
+void SimulatedCluster::CompleteBind(const BindDecision& bind) {
+  auto it = pods_.find(bind.pod_uid);
+  const std::string who = "pod " + bind.namespace_name + "/" + bind.pod_name;
+  std::string refused;
+  if (it == pods_.end()) {
+    refused = who + ": bound to " + bind.node_name + " but it is gone";
+  } else if (!it->second.spec.node_name.empty()) {
+    refused = who + ": bound twice (on " + it->second.spec.node_name + ", bound again to " +
+              bind.node_name + ")";
+  } else if (!nodes_.contains(bind.node_name)) {
+    refused = who + ": bound to " + bind.node_name + ", which does not exist";
+  }
+  if (!refused.empty()) {
+    if (record_ != nullptr) record_->refused_binds.push_back(std::move(refused));
+    applier_.BindDone(bind, BindOutcome::kFailed, Monotonic());
+    return;
+  }
+  Pod& pod = it->second;
+  pod.spec.node_name = bind.node_name;
+  pod.status.phase = PodPhase::kRunning;
+  cache_.UpsertPod(pod);
+  if (record_ != nullptr) record_->bound.push_back(bind);
+  applier_.BindDone(bind, BindOutcome::kBound, Monotonic());
+}
+
+void SimulatedCluster::Evict(const EvictDecision& eviction) {
+  auto it = pods_.find(eviction.pod_uid);
+  if (it == pods_.end() || it->second.meta.deletion_timestamp.has_value()) return;
+  it->second.meta.deletion_timestamp = now_;
+  cache_.UpsertPod(it->second);
+  deletions_.emplace(now_ + std::chrono::seconds(eviction.grace_period_seconds), eviction.pod_uid);
+}
+
+void SimulatedCluster::ReportUnschedulable(const PodVerdict& /*verdict*/, const Pod* /*observed*/) {
+  // The verdicts are in the session's record; nothing else in the simulated world reads them.
+}
+
+void SimulatedCluster::WriteGroupStatus(const PodGroupUpdate& update) {
+  auto it = groups_.find(update.namespace_name + "/" + update.name);
+  if (it == groups_.end()) return;  // deleted meanwhile: the API server says NotFound
+  it->second.status = update.status;
+  cache_.UpsertPodGroup(it->second);
+}
+
+void SimulatedCluster::WriteQueueStatus(const QueueUpdate& update) {
+  auto it = queues_.find(update.name);
+  if (it == queues_.end()) return;
+  it->second.status = update.status;
+  cache_.UpsertQueue(it->second);
 }
 
 namespace {
@@ -298,6 +356,7 @@ Status ApplyEvents(const ScenarioStep& step, SimulatedCluster& cluster,
     disturb(uid);
     ARBITER_RETURN_IF_ERROR(cluster.FinishPod(uid, PodPhase::kFailed));
   }
+  for (const std::string& uid : step.fail_binds) cluster.FailNextBind(uid);
   for (const Node& node : step.add_nodes) cluster.Add(node);
   for (const PodGroup& group : step.add_groups) cluster.Add(group);
   for (const Pod& pod : step.add_pods) {

@@ -107,7 +107,10 @@ class Simulation {
   StatusOr<SimulationReport> Run() {
     const auto wall_start = std::chrono::steady_clock::now();
     ARBITER_RETURN_IF_ERROR(Validate());
-    ARBITER_ASSIGN_OR_RETURN(cluster_, SimulatedCluster::Create(options_.config));
+    SimulatedClusterOptions cluster_options;
+    cluster_options.bind_faults = options_.bind_faults;
+    ARBITER_ASSIGN_OR_RETURN(cluster_, SimulatedCluster::Create(options_.config, cluster_options));
+    report_.bind_faults = options_.bind_faults;
     for (const PriorityClass& pc : cluster_spec_.priority_classes) cluster_->Add(pc);
     for (const Queue& q : cluster_spec_.queues) cluster_->Add(q);
     for (const Node& n : cluster_spec_.nodes) {
@@ -156,6 +159,13 @@ class Simulation {
   };
 
   Status Validate() const {
+    const BindFaults& faults = options_.bind_faults;
+    if (!(faults.failure_rate >= 0 && faults.failure_rate < 1)) {
+      return InvalidArgumentError("bind failure rate " + std::to_string(faults.failure_rate) +
+                                  ": must be at least 0 and below 1 (at 1 nothing ever binds)");
+    }
+    if (faults.latency.count() < 0)
+      return InvalidArgumentError("bind latency: must not be negative");
     std::set<std::string> queues = {std::string(kDefaultQueueName)};
     for (const Queue& q : cluster_spec_.queues) queues.insert(q.meta.name);
     std::set<std::string> classes;
@@ -263,13 +273,30 @@ class Simulation {
     q.last_t = t;
   }
 
+  static void AddTiming(std::vector<std::pair<std::string, double>>& totals,
+                        const std::vector<NamedDuration>& durations) {
+    if (totals.size() < durations.size()) totals.resize(durations.size());
+    for (std::size_t i = 0; i < durations.size(); ++i) {
+      totals[i].first = durations[i].name;
+      totals[i].second += static_cast<double>(durations[i].nanos) / 1e6;
+    }
+  }
+
+  void AddTimings(const SessionStats& stats) {
+    AddTiming(report_.performance.action_ms, stats.action_nanos);
+    AddTiming(report_.performance.plugin_ms, stats.plugin_nanos);
+    report_.performance.nodes_filtered += stats.nodes_filtered;
+  }
+
   void ApplySession(const SessionRecord& record, std::int64_t t) {
     report_.performance.session_ms.push_back(record.scheduler_seconds * 1000);
     snapshot_ms_.push_back(record.snapshot_seconds * 1000);
     report_.performance.scheduler_seconds += record.scheduler_seconds;
+    AddTimings(record.result.stats);
+    report_.bind_failures += static_cast<std::int64_t>(record.failed_binds.size());
     for (QueueState& q : queues_) AdvanceQueue(q, t);
     std::set<std::size_t> touched;
-    for (const BindDecision& bind : record.result.binds) {
+    for (const BindDecision& bind : record.bound) {
       auto it = pod_job_.find(bind.pod_uid);
       if (it == pod_job_.end()) continue;
       JobState& job = jobs_[it->second];
@@ -345,8 +372,10 @@ class Simulation {
       ApplySession(record, t);
       Sample(t);
       ReportProgress(t, next_arrival, record.scheduler_seconds);
-      const bool progress = events || !record.result.binds.empty();
-      idle_sessions = progress ? 0 : idle_sessions + 1;
+      const bool progress = events || !record.result.binds.empty() || !record.bound.empty();
+      // Binds in flight, failed binds waiting for their ttl and evicted pods in their grace
+      // change the cluster without an arrival or a finish: keep the sessions coming until done.
+      idle_sessions = (progress || cluster_->Settling()) ? 0 : idle_sessions + 1;
       last_t_ = t;
 
       const bool more_arrivals = next_arrival < jobs_.size();

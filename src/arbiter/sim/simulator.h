@@ -27,6 +27,7 @@
 
 #include "arbiter/base/status.h"
 #include "arbiter/framework/config.h"
+#include "arbiter/sim/scenario_runner.h"
 #include "arbiter/sim/workload.h"
 
 namespace arbiter::sim {
@@ -44,6 +45,8 @@ struct SimulationProgress {
 struct SimulationOptions {
   std::uint64_t seed = 1;  // recorded in the report; the workload was drawn with it
   SchedulerConfig config = DefaultSchedulerConfig();
+  // Faults injected into binds (none by default); drawn from their own seed.
+  BindFaults bind_faults;
   // Called about every `progress_every_seconds` of wall time, when set.
   std::function<void(const SimulationProgress&)> progress;
   double progress_every_seconds = 10;
@@ -97,6 +100,11 @@ struct Performance {
   double decisions_per_second = 0;  // binds / scheduler_seconds
   double wall_seconds = 0;          // the whole simulation, applying decisions included
   std::int64_t peak_rss_bytes = 0;  // the process's peak resident memory (getrusage)
+  // Summed over every session: each action's time, and each plugin's open and close hooks'
+  // (SessionStats), in milliseconds, in the configured order.
+  std::vector<std::pair<std::string, double>> action_ms;
+  std::vector<std::pair<std::string, double>> plugin_ms;
+  std::int64_t nodes_filtered = 0;  // node x task filter evaluations, summed
 };
 
 struct SimulationReport {
@@ -112,6 +120,8 @@ struct SimulationReport {
   std::int64_t jobs = 0;
   std::int64_t sessions = 0;
   std::int64_t binds = 0;
+  BindFaults bind_faults;          // as configured; reported only when any is set
+  std::int64_t bind_failures = 0;  // binds an injected fault failed (placed again later)
   std::int64_t partial_gangs = 0;  // jobs that ever had 1 .. minMember-1 pods placed: must be 0
   std::int64_t jobs_started = 0;
   std::int64_t jobs_finished = 0;

@@ -3,6 +3,7 @@
 // report, and every generated shape running with no partial gang.
 #include "arbiter/sim/simulator.h"
 
+#include <chrono>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -174,6 +175,36 @@ TEST(Simulate, TheSameSeedGivesTheSameReportByteForByte) {
   EXPECT_THAT(first, ::testing::Not(HasSubstr("performance")));
   EXPECT_THAT(ReportJson(SimulateOk(c, Jobs(kRandomWorkload, 9), 9), true),
               HasSubstr("\"performance\""));
+}
+
+// A single-pod job whose bind fails is held assumed for the failed-bind ttl (30 s), then placed
+// again: it starts 30 s later, the sessions keep coming while it waits, and a bind latency delays
+// each start by one session. The same seed injects the same faults.
+TEST(Simulate, AFailedBindIsPlacedAgainAfterTheTtl) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, cpu: \"4\", memory: 8Gi}]\n");
+  const Workload w = Jobs(R"(jobs:
+  - {name: a, arrival: 0s, duration: 10s, tasks: [{name: t, replicas: 1, requests: {cpu: "1"}}]}
+)");
+  SimulationOptions options;
+  options.bind_faults.failure_rate = 1.0;  // nothing would ever start: refused
+  EXPECT_FALSE(Simulate(c, w, options).ok());
+
+  options.bind_faults.failure_rate = 0.5;
+  options.bind_faults.seed = 8;  // fails the first bind, not the second
+  StatusOr<SimulationReport> once = Simulate(c, w, options);
+  StatusOr<SimulationReport> twice = Simulate(c, w, options);
+  ASSERT_TRUE(once.ok() && twice.ok());
+  EXPECT_EQ(ReportJson(*once, false), ReportJson(*twice, false));
+  EXPECT_EQ(once->jobs_finished, 1);
+  EXPECT_EQ(once->bind_failures, 1);
+  EXPECT_EQ(Job(*once, "default/a").start_ms, 30'000 * once->bind_failures);
+
+  options.bind_faults.failure_rate = 0;
+  options.bind_faults.latency = std::chrono::milliseconds(1500);
+  StatusOr<SimulationReport> slow = Simulate(c, w, options);
+  ASSERT_TRUE(slow.ok());
+  EXPECT_EQ(Job(*slow, "default/a").start_ms, 2000);  // bound by the session 2 s later
+  EXPECT_EQ(Job(*slow, "default/a").finish_ms, 12'000);
 }
 
 TEST(ReportJson, HasTheSummaryQueuesJobsAndPerformance) {

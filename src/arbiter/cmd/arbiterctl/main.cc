@@ -4,6 +4,7 @@
 //
 // Exit codes: 0 success, 1 the simulation or a file could not be completed or written, 2 bad
 // flags or bad input files (the message names the file, line and field).
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -43,6 +44,8 @@ struct SimulateFlags {
   std::string workload;
   std::string config;
   std::uint64_t seed = 1;
+  double bind_failure_rate = 0;
+  std::int64_t bind_latency_ms = 0;
   std::string report;
   std::string html;
   bool no_performance = false;
@@ -59,6 +62,9 @@ int RunSimulate(const SimulateFlags& flags) {
   if (!workload.ok()) return Fail(kExitUsage, workload.status().message());
   arbiter::sim::SimulationOptions options;
   options.seed = flags.seed;
+  options.bind_faults.failure_rate = flags.bind_failure_rate;
+  options.bind_faults.latency = std::chrono::milliseconds(flags.bind_latency_ms);
+  options.bind_faults.seed = flags.seed;
   if (!flags.config.empty()) {
     arbiter::StatusOr<arbiter::SchedulerConfig> config =
         arbiter::LoadSchedulerConfigFile(flags.config);
@@ -96,6 +102,21 @@ int RunSimulate(const SimulateFlags& flags) {
       100 * r.mean_memory_utilisation, r.jain_index, p.session.p50, p.session.p99, p.session.max,
       p.snapshot.p50, p.snapshot.p99, p.decisions_per_second, p.wall_seconds,
       static_cast<double>(p.peak_rss_bytes) / (1 << 20));
+  std::string actions;
+  for (const auto& [name, ms] : p.action_ms) {
+    actions += fmt::format("{}{} {:.1f} ms", actions.empty() ? "" : ", ", name, ms);
+  }
+  std::string plugins;
+  for (const auto& [name, ms] : p.plugin_ms) {
+    plugins += fmt::format("{}{} {:.1f} ms", plugins.empty() ? "" : ", ", name, ms);
+  }
+  std::cout << "time in actions: " << actions << "\n"
+            << "time in plugins' session open and close: " << plugins << "\n";
+  if (r.bind_faults.failure_rate > 0 || r.bind_faults.latency.count() > 0) {
+    std::cout << fmt::format("bind faults: {} failed binds (rate {}), latency {} ms\n",
+                             r.bind_failures, r.bind_faults.failure_rate,
+                             r.bind_faults.latency.count());
+  }
   for (const arbiter::sim::QueueOutcome& q : r.queues) {
     std::cout << fmt::format("queue {} (weight {}): mean allocated {:.2f} cpu, deserved {:.2f}\n",
                              q.name, q.weight, q.mean_allocated_millicores / 1000,
@@ -150,6 +171,15 @@ int main(int argc, char** argv) {
                        "scheduler configuration (YAML actions and tiers); default: built in");
   simulate->add_option("--seed", sim.seed, "seed of the workload's random times")
       ->capture_default_str();
+  simulate
+      ->add_option("--bind-failure-rate", sim.bind_failure_rate,
+                   "fail this fraction of binds (0 to below 1), drawn from --seed: the pods stay "
+                   "assumed until the failed-bind ttl (30 s), then are placed again")
+      ->check(CLI::Range(0.0, 0.999));
+  simulate
+      ->add_option("--bind-latency-ms", sim.bind_latency_ms,
+                   "a bind takes effect this long after the session that decided it")
+      ->check(CLI::NonNegativeNumber);
   simulate->add_option("--report", sim.report, "write the report as JSON to this file");
   simulate->add_option("--html", sim.html, "write the report as one HTML page to this file");
   simulate->add_flag("--no-performance", sim.no_performance,

@@ -121,33 +121,26 @@ class ReadyNodes {
   std::size_t next_ = 0;
 };
 
-// Runs a reflector on a thread of its own; Stop() asks until Run() has returned (a Stop() that
-// comes before Run() starts is lost, see reflector.h), then joins.
+// Runs a reflector on a thread of its own; Stop() stops it and joins.
 template <typename T>
 class Watch {
  public:
   Watch(arbiter::k8s::HttpTransport& transport, arbiter::k8s::ListWatchOptions options,
         arbiter::k8s::ReflectorHandlers<T> handlers)
-      : reflector_(transport, std::move(options), std::move(handlers)), thread_([this] {
-          reflector_.Run();
-          done_ = true;
-        }) {}
+      : reflector_(transport, std::move(options), std::move(handlers)),
+        thread_([this] { reflector_.Run(); }) {}
   ~Watch() { Stop(); }
   Watch(const Watch&) = delete;
   Watch& operator=(const Watch&) = delete;
 
   bool synced() const { return reflector_.HasSynced(); }
   void Stop() {
-    while (!done_) {
-      reflector_.Stop();
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    reflector_.Stop();  // kept if Run() has not started yet: it then returns at once
     if (thread_.joinable()) thread_.join();
   }
 
  private:
   arbiter::k8s::Reflector<T> reflector_;
-  std::atomic<bool> done_{false};
   std::thread thread_;
 };
 

@@ -1,0 +1,71 @@
+// Effects: what a session's result does to the world, through one interface that the scheduler
+// (the API server), the simulator and the test clusters each implement, and one Applier that
+// drives it, so that assume, bind failure, expiry and eviction behave the same in all three.
+//
+// The walk of a result (Applier::Apply):
+//   1. every bind is assumed in the cache at once, so the next session counts the pod on its node
+//      whatever the bind's fate;
+//   2. binds, then evictions, go to the Effects, which may send them at once or later, from any
+//      thread, and report each bind's outcome with Applier::BindDone: a failed bind stays assumed
+//      until the watch says otherwise or the failed-bind ttl passes (the API server may have bound
+//      the pod although the call failed), and ExpireAssumed before a later session forgets it;
+//   3. verdicts of pods left pending, PodGroup and Queue statuses.
+//
+//   Applier applier(cache, {.failed_bind_ttl = 30s});
+//   applier.ExpireAssumed(clock.MonotonicNow());
+//   SessionResult result = scheduler.RunSession(*snapshot, now);
+//   applier.Apply(result, *snapshot, effects);
+//
+// Thread safety: Apply and ExpireAssumed from the session's thread; BindDone from any thread.
+#pragma once
+
+#include <chrono>
+#include <vector>
+
+#include "arbiter/base/clock.h"
+#include "arbiter/cache/cluster_cache.h"
+#include "arbiter/cache/snapshot.h"
+#include "arbiter/framework/session_result.h"
+
+namespace arbiter {
+
+enum class BindOutcome : std::uint8_t {
+  kBound,            // the pod is bound to the node
+  kAlreadyAssigned,  // someone bound it first: the watch says where
+  kFailed,           // refused or not answered: it may or may not be bound
+};
+
+class Effects {
+ public:
+  virtual ~Effects() = default;
+  // Sends the binds (already assumed); reports each outcome with Applier::BindDone.
+  virtual void Bind(const std::vector<BindDecision>& binds) = 0;
+  virtual void Evict(const EvictDecision& eviction) = 0;
+  // A pod stays pending: its FailedScheduling event and PodScheduled=False condition. `observed`
+  // is the pod as the session's snapshot saw it (null when it was not there).
+  virtual void ReportUnschedulable(const PodVerdict& verdict, const Pod* observed) = 0;
+  virtual void WriteGroupStatus(const PodGroupUpdate& update) = 0;
+  virtual void WriteQueueStatus(const QueueUpdate& update) = 0;
+};
+
+struct ApplierOptions {
+  std::chrono::nanoseconds failed_bind_ttl = std::chrono::seconds(30);
+};
+
+class Applier {
+ public:
+  // `cache` must outlive the applier.
+  explicit Applier(ClusterCache& cache, ApplierOptions options = {})
+      : cache_(cache), options_(options) {}
+
+  // Before a session: forgets the failed binds whose ttl passed; returns how many.
+  int ExpireAssumed(Clock::MonotonicTime now) { return cache_.ExpireAssumed(now); }
+  void Apply(const SessionResult& result, const Snapshot& snapshot, Effects& effects);
+  void BindDone(const BindDecision& bind, BindOutcome outcome, Clock::MonotonicTime now);
+
+ private:
+  ClusterCache& cache_;
+  const ApplierOptions options_;
+};
+
+}  // namespace arbiter

@@ -1,0 +1,182 @@
+#include "arbiter/framework/outcome.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace arbiter {
+
+namespace {
+
+// Sets a condition; its transition time changes only when its status does.
+void SetCondition(std::vector<Condition>& conditions, const std::string& type,
+                  const std::string& status, std::string reason, std::string message,
+                  Clock::WallTime now) {
+  for (Condition& c : conditions) {
+    if (c.type != type) continue;
+    if (c.status != status) c.last_transition_time = now;
+    c.status = status;
+    c.reason = std::move(reason);
+    c.message = std::move(message);
+    return;
+  }
+  conditions.push_back(Condition{type, status, std::move(reason), std::move(message), now});
+}
+
+bool IsTerminal(TaskState state) {
+  return state == TaskState::kSucceeded || state == TaskState::kFailed;
+}
+
+}  // namespace
+
+bool PodsSettled(const Session& session, JobIndex j) {
+  return session.now() - session.job(j).creation >= kPodsArrivalGrace;
+}
+
+bool HoldsReservation(const Session& session, JobIndex j) {
+  const JobInfo& info = session.job(j);
+  if (info.group == nullptr || session.job_phase(j) != PodGroupPhase::kInqueue ||
+      session.JobReady(j)) {
+    return false;
+  }
+  // Short of pods: they may still be arriving during the grace, and after it they likely never
+  // will; only a group with the reason to wait keeps its room.
+  if (std::optional<JobVerdict> invalid = session.CheckJob(j);
+      invalid.has_value() &&
+      (invalid->reason != JobReason::kNotEnoughPods || PodsSettled(session, j))) {
+    return false;
+  }
+  const Condition* c = FindCondition(info.group->status.conditions, "Unschedulable");
+  return c == nullptr || !c->IsTrue() ||
+         ParseJobReason(c->reason) != JobReason::kNotEnoughResources;
+}
+
+PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
+  const JobInfo& info = session.job(j);
+  PodGroupStatus status = info.group->status;
+  status.scheduled = status.running = status.succeeded = status.failed = 0;
+  bool all_terminal = !info.tasks.empty();
+  for (TaskIndex t : info.tasks) {
+    const TaskState s = session.task_state(t);
+    status.scheduled += HoldsNode(s) ? 1 : 0;
+    status.running += s == TaskState::kRunning ? 1 : 0;
+    status.succeeded += s == TaskState::kSucceeded ? 1 : 0;
+    status.failed += s == TaskState::kFailed ? 1 : 0;
+    all_terminal = all_terminal && IsTerminal(s);
+  }
+  const PodGroupPhase old_phase = session.job_phase(j);
+  const std::int32_t ready = session.job_ready_tasks(j);
+  PodGroupPhase phase = old_phase;
+  const bool finished =
+      old_phase == PodGroupPhase::kCompleted || old_phase == PodGroupPhase::kFailed;
+  const bool all_gone_or_done = std::all_of(info.tasks.begin(), info.tasks.end(), [&](TaskIndex t) {
+    return IsTerminal(session.task_state(t));
+  });
+  if (finished && all_gone_or_done) {
+    // Finished stays finished when its pods are cleaned up.
+  } else if (all_terminal && status.succeeded >= info.min_member) {
+    phase = PodGroupPhase::kCompleted;
+  } else if (all_terminal && status.failed > 0) {
+    phase = PodGroupPhase::kFailed;
+  } else if (ready >= info.min_member) {
+    phase = PodGroupPhase::kRunning;
+  } else if (old_phase == PodGroupPhase::kRunning || old_phase == PodGroupPhase::kCompleted ||
+             old_phase == PodGroupPhase::kFailed) {
+    phase = PodGroupPhase::kInqueue;  // admitted once; now below its minimum again
+  }
+  status.phase = phase;
+
+  const Clock::WallTime now = session.now();
+  if (const Session::RecordedJobVerdict* v = session.job_verdict(j)) {
+    SetCondition(status.conditions, "Unschedulable", "True",
+                 std::string(JobReasonName(v->verdict.reason)), v->verdict.message, now);
+  } else if (const Condition* c = FindCondition(status.conditions, "Unschedulable");
+             c != nullptr && c->IsTrue()) {
+    // Nothing stood in the group's way this session: the old reason no longer holds.
+    SetCondition(status.conditions, "Unschedulable", "False",
+                 ready >= info.min_member ? "Scheduled" : "Admitted", "", now);
+  }
+  if (ready >= info.min_member) {
+    SetCondition(status.conditions, "Scheduled", "True", "Scheduled",
+                 "minMember " + std::to_string(info.min_member) + " reached", now);
+  } else if (FindCondition(status.conditions, "Scheduled") != nullptr) {
+    SetCondition(status.conditions, "Scheduled", "False",
+                 std::string(JobReasonName(JobReason::kNotEnoughPods)),
+                 "fewer than minMember " + std::to_string(info.min_member) + " pods placed", now);
+  }
+  return status;
+}
+
+SessionResult BuildResult(const Session& session) {
+  const Snapshot& snapshot = session.snapshot();
+  SessionResult result;
+  result.binds.reserve(session.committed().size());
+  for (TaskIndex t : session.committed()) {
+    const TaskInfo& info = session.task(t);
+    result.binds.push_back({info.namespace_name(), info.name(), info.uid(),
+                            session.node(session.task_node(t)).name()});
+  }
+  for (std::size_t i = 0; i < snapshot.tasks.size(); ++i) {
+    const auto t = static_cast<TaskIndex>(i);
+    if (session.task_state(t) != TaskState::kPending) continue;
+    std::string message;
+    if (const TaskVerdict* v = session.task_verdict(t)) {
+      message = v->message;
+    } else if (const Session::RecordedJobVerdict* jv = session.job_verdict(session.task(t).job);
+               jv != nullptr && jv->tell_pods) {
+      message = jv->verdict.message;
+    } else {
+      continue;
+    }
+    const TaskInfo& info = session.task(t);
+    result.unschedulable.push_back(
+        {info.namespace_name(), info.name(), info.uid(), "FailedScheduling", std::move(message)});
+  }
+  const std::size_t queue_count = snapshot.queues.size();
+  std::vector<QueueStatus> queues(queue_count);
+  std::vector<ResourceVector> allocated(queue_count);
+  std::vector<ResourceVector> used(queue_count);
+  for (std::size_t i = 0; i < snapshot.jobs.size(); ++i) {
+    const auto j = static_cast<JobIndex>(i);
+    const JobInfo& info = session.job(j);
+    const auto q = static_cast<std::size_t>(info.queue_index);
+    if (info.queue_index != kNoQueue) {
+      for (TaskIndex t : info.tasks) {
+        if (HoldsNode(session.task_state(t))) allocated[q].Add(session.task(t).request);
+        if (session.task_state(t) == TaskState::kRunning) used[q].Add(session.task(t).request);
+      }
+    }
+    if (info.group == nullptr) continue;
+    PodGroupStatus status = NextGroupStatus(session, j);
+    if (info.queue_index != kNoQueue) {
+      queues[q].pending += status.phase == PodGroupPhase::kPending ? 1 : 0;
+      queues[q].inqueue += status.phase == PodGroupPhase::kInqueue ? 1 : 0;
+      queues[q].running += status.phase == PodGroupPhase::kRunning ? 1 : 0;
+    }
+    if (status != info.group->status) {
+      result.group_updates.push_back({info.namespace_name, info.name, std::move(status)});
+    }
+  }
+  for (std::size_t q = 0; q < queue_count; ++q) {
+    const Queue& queue = *snapshot.queues[q].queue;
+    QueueStatus& status = queues[q];
+    const auto index = static_cast<QueueIndex>(q);
+    if (std::optional<ResourceVector> deserved = session.QueueDeserved(index)) {
+      status.deserved = snapshot.resources.ToList(*deserved);
+    } else {
+      status.deserved = queue.status.deserved;
+    }
+    status.allocated = snapshot.resources.ToList(allocated[q]);
+    status.used = snapshot.resources.ToList(used[q]);
+    if (status != queue.status) {
+      result.queue_updates.push_back({queue.meta.name, std::move(status)});
+    }
+  }
+  result.stats = session.stats();
+  result.stats.tasks_bound = static_cast<std::int64_t>(result.binds.size());
+  return result;
+}
+
+}  // namespace arbiter

@@ -1,0 +1,292 @@
+#include "arbiter/framework/placement.h"
+
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
+#include "arbiter/framework/session.h"
+
+namespace arbiter {
+
+void FitErrors::Add(const FilterResult& result) { ++reasons_[result.reason]; }
+
+std::string FitErrors::Message() const {
+  std::string out = "0/" + std::to_string(nodes_) + " nodes are available";
+  if (reasons_.empty()) return out + ".";
+  // As kube-scheduler does: "<count> <reason>" strings sorted as text, for stable messages.
+  std::vector<std::string> parts;
+  parts.reserve(reasons_.size());
+  for (const auto& [reason, count] : reasons_)
+    parts.push_back(std::to_string(count) + " " + reason);
+  std::sort(parts.begin(), parts.end());
+  out += ": ";
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += parts[i];
+  }
+  return out + ".";
+}
+
+std::string PlacementFailure::Message(const Session& session, TaskIndex task, bool gang) const {
+  std::string out = errors.Message();
+  if (!short_resource.has_value() || short_nodes.empty()) return out;
+  const ResourceSpace& space = session.snapshot().resources;
+  const ResourceId r = *short_resource;
+  std::vector<NodeIndex> nodes = short_nodes;
+  // Most free first, then by name (node order): a stable message for unchanged state, so that
+  // repeated events aggregate.
+  std::stable_sort(nodes.begin(), nodes.end(), [&](NodeIndex a, NodeIndex b) {
+    return session.node_free(a).Get(r) > session.node_free(b).Get(r);
+  });
+  const std::string requested = space.FormatAmount(r, session.task(task).request.Get(r));
+  if (!gang) {
+    out += " The pod requests " + requested + " " + space.Name(r) +
+           "; the most free on one node is " +
+           space.FormatAmount(r, session.node_free(nodes.front()).Get(r)) + " on " +
+           session.node(nodes.front()).name() + ".";
+    return out;
+  }
+  constexpr std::size_t kListed = 5;
+  out += " Each pod requests " + requested + " " + space.Name(r) + "; " + space.Name(r) +
+         " free on the nodes: ";
+  for (std::size_t i = 0; i < nodes.size() && i < kListed; ++i) {
+    if (i > 0) out += ", ";
+    out += session.node(nodes[i]).name() + " " +
+           space.FormatAmount(r, session.node_free(nodes[i]).Get(r));
+  }
+  if (nodes.size() > kListed) out += ", ... (" + std::to_string(nodes.size() - kListed) + " more)";
+  return out + ".";
+}
+
+Placement::Placement(const Session& session) : session_(session) { AssignClasses(); }
+
+std::uint64_t Placement::RefinedKey(TaskIndex task, std::uint64_t key) const {
+  for (const auto& tier : session_.plugins().placement_class) {
+    for (const PlacementClassExtension* p : tier) {
+      // Mixed as boost's hash_combine does, widened to 64 bits.
+      key ^= p->ClassKey(session_, task) + 0x9e3779b97f4a7c15ULL + (key << 12) + (key >> 4);
+    }
+  }
+  return key;
+}
+
+bool Placement::SameConstraints(TaskIndex a, TaskIndex b) const {
+  const PodSpec& sa = session_.task(a).pod->spec;
+  const PodSpec& sb = session_.task(b).pod->spec;
+  if (!(sa.node_selector == sb.node_selector && sa.tolerations == sb.tolerations &&
+        sa.required_node_affinity == sb.required_node_affinity)) {
+    return false;
+  }
+  for (const auto& tier : session_.plugins().placement_class) {
+    for (const PlacementClassExtension* p : tier) {
+      if (p->ClassKey(session_, a) != p->ClassKey(session_, b)) return false;
+    }
+  }
+  return true;
+}
+
+bool Placement::SameNeeds(TaskIndex a, TaskIndex b) const {
+  const TaskInfo& ta = session_.task(a);
+  const TaskInfo& tb = session_.task(b);
+  return ta.request == tb.request && ta.host_ports == tb.host_ports && SameConstraints(a, b);
+}
+
+void Placement::AssignClasses() {
+  const std::size_t tasks = session_.snapshot().tasks.size();
+  task_class_.assign(tasks, -1);
+  task_constraint_class_.assign(tasks, -1);
+  // Per hash, the class ids already made for it with one representative task each: a task joins
+  // the first whose needs equal its own, so a hash collision makes a new class, never a wrong one.
+  std::unordered_map<std::uint64_t, std::vector<std::pair<TaskIndex, std::int32_t>>> constraints;
+  std::unordered_map<std::uint64_t, std::vector<std::pair<TaskIndex, std::vector<TaskIndex>>>>
+      placements;
+  for (std::size_t i = 0; i < tasks; ++i) {
+    const auto t = static_cast<TaskIndex>(i);
+    if (session_.task_state(t) != TaskState::kPending) continue;
+    const TaskInfo& info = session_.task(t);
+    auto& same_constraints = constraints[RefinedKey(t, info.constraint_hash)];
+    auto c = std::find_if(same_constraints.begin(), same_constraints.end(),
+                          [&](const auto& entry) { return SameConstraints(entry.first, t); });
+    if (c == same_constraints.end()) {
+      same_constraints.emplace_back(t, static_cast<std::int32_t>(constraint_verdicts_.size()));
+      constraint_verdicts_.emplace_back();
+      c = std::prev(same_constraints.end());
+    }
+    task_constraint_class_[i] = c->second;
+    auto& same_needs = placements[RefinedKey(t, info.placement_hash)];
+    auto p = std::find_if(same_needs.begin(), same_needs.end(),
+                          [&](const auto& entry) { return SameNeeds(entry.first, t); });
+    if (p == same_needs.end()) {
+      same_needs.emplace_back(t, std::vector<TaskIndex>{t});
+    } else {
+      p->second.push_back(t);
+    }
+  }
+  for (const auto& [hash, classes] : placements) {
+    for (const auto& [first, members] : classes) {
+      if (members.size() < 2) continue;
+      const auto id = static_cast<std::int32_t>(class_verdicts_.size());
+      class_verdicts_.emplace_back();
+      class_verdicts_.back().pending = static_cast<std::int32_t>(members.size());
+      for (TaskIndex t : members) task_class_[static_cast<std::size_t>(t)] = id;
+    }
+  }
+}
+
+Placement::ClassVerdicts* Placement::VerdictsFor(TaskIndex task) {
+  const std::int32_t cls = task_class_[static_cast<std::size_t>(task)];
+  if (cls < 0) return nullptr;
+  ClassVerdicts& verdicts = class_verdicts_[static_cast<std::size_t>(cls)];
+  if (verdicts.version.empty()) {
+    const auto nodes = static_cast<std::size_t>(session_.node_count());
+    verdicts.version.assign(nodes, 0);
+    verdicts.score.assign(nodes, 0);
+    verdicts.result.assign(nodes, kFit);
+  }
+  return &verdicts;
+}
+
+std::int32_t Placement::Intern(FilterResult result) {
+  const std::int32_t short_id = result.short_resource.has_value() ? *result.short_resource : -1;
+  auto [it, inserted] =
+      interned_ids_.try_emplace(std::make_tuple(result.code, result.reason, short_id),
+                                static_cast<std::int32_t>(interned_.size()));
+  if (inserted) interned_.push_back(std::move(result));
+  return it->second;
+}
+
+std::int32_t Placement::NodeConstraint(TaskIndex task, NodeIndex node) {
+  const std::int32_t cls = task_constraint_class_[static_cast<std::size_t>(task)];
+  std::int32_t* cached = nullptr;
+  if (cls >= 0) {
+    std::vector<std::int32_t>& verdicts = constraint_verdicts_[static_cast<std::size_t>(cls)];
+    if (verdicts.empty())
+      verdicts.assign(static_cast<std::size_t>(session_.node_count()), kUnknown);
+    cached = &verdicts[static_cast<std::size_t>(node)];
+    if (*cached != kUnknown) return *cached;
+  }
+  std::int32_t verdict = kFit;
+  for (const auto& tier : session_.plugins().filter) {
+    for (const FilterExtension* p : tier) {
+      FilterResult r = p->NodeConstraint(session_, task, node);
+      if (!r.fit()) {
+        verdict = Intern(std::move(r));
+        break;
+      }
+    }
+    if (verdict != kFit) break;
+  }
+  if (cached != nullptr) *cached = verdict;
+  return verdict;
+}
+
+FilterResult Placement::Fit(TaskIndex task, NodeIndex node) const {
+  for (const auto& tier : session_.plugins().filter) {
+    for (const FilterExtension* p : tier) {
+      FilterResult r = p->Fit(session_, task, node);
+      if (!r.fit()) return r;
+    }
+  }
+  return FilterResult::Fit();
+}
+
+double Placement::Score(TaskIndex task, NodeIndex node) const {
+  double total = 0;
+  for (const auto& tier : session_.plugins().score) {
+    for (const ScoreExtension* p : tier) total += p->Score(session_, task, node);
+  }
+  return total;
+}
+
+FilterResult Placement::Filter(TaskIndex task, NodeIndex node) {
+  ++nodes_filtered_;
+  if (const std::int32_t v = NodeConstraint(task, node); v != kFit) {
+    return interned_[static_cast<std::size_t>(v)];
+  }
+  return Fit(task, node);
+}
+
+void Placement::Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts) {
+  const auto ni = static_cast<std::size_t>(node);
+  ++nodes_filtered_;
+  verdicts.version[ni] = session_.node_version(node) + 1;
+  if (const std::int32_t v = NodeConstraint(task, node); v != kFit) {
+    verdicts.result[ni] = v;
+    return;
+  }
+  FilterResult r = Fit(task, node);
+  if (r.fit()) {
+    verdicts.result[ni] = kFit;
+    verdicts.score[ni] = Score(task, node);
+    return;
+  }
+  verdicts.result[ni] = Intern(std::move(r));
+}
+
+void Placement::NoteFailure(const FilterResult& r, NodeIndex node,
+                            PlacementFailure* failure) const {
+  failure->errors.Add(r);
+  if (!r.short_resource.has_value()) return;
+  if (!failure->short_resource.has_value()) failure->short_resource = r.short_resource;
+  if (*failure->short_resource == *r.short_resource) failure->short_nodes.push_back(node);
+}
+
+std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* failure) {
+  const std::int32_t nodes = session_.node_count();
+  NodeIndex best = kNoNode;
+  double best_score = 0;
+  if (ClassVerdicts* verdicts = VerdictsFor(task)) {
+    // The hot loop: most entries are current, so this is a compare and a load per node.
+    const std::uint64_t* versions = session_.node_versions().data();
+    for (NodeIndex n = 0; n < nodes; ++n) {
+      const auto i = static_cast<std::size_t>(n);
+      if (verdicts->version[i] != versions[i] + 1) Refresh(task, n, *verdicts);
+      if (verdicts->result[i] != kFit) continue;
+      const double score = verdicts->score[i];
+      if (best == kNoNode || score > best_score) {
+        best = n;
+        best_score = score;
+      }
+    }
+    if (best != kNoNode) return best;
+    if (failure != nullptr) {
+      for (NodeIndex n = 0; n < nodes; ++n) {
+        NoteFailure(
+            interned_[static_cast<std::size_t>(verdicts->result[static_cast<std::size_t>(n)])], n,
+            failure);
+      }
+      failure->errors.AddNodes(nodes);
+    }
+    return std::nullopt;
+  }
+  for (NodeIndex n = 0; n < nodes; ++n) {
+    FilterResult r = Filter(task, n);
+    if (!r.fit()) {
+      if (failure != nullptr) NoteFailure(r, n, failure);
+      continue;
+    }
+    const double score = Score(task, n);
+    if (best == kNoNode || score > best_score) {
+      best = n;
+      best_score = score;
+    }
+  }
+  if (best != kNoNode) return best;
+  if (failure != nullptr) failure->errors.AddNodes(nodes);
+  return std::nullopt;
+}
+
+void Placement::OnPlaced(TaskIndex task) {
+  if (const std::int32_t cls = task_class_[static_cast<std::size_t>(task)]; cls >= 0) {
+    ClassVerdicts& verdicts = class_verdicts_[static_cast<std::size_t>(cls)];
+    if (--verdicts.pending == 0) verdicts = ClassVerdicts();  // nobody left to ask: free it
+  }
+}
+
+void Placement::OnUnplaced(TaskIndex task) {
+  if (const std::int32_t cls = task_class_[static_cast<std::size_t>(task)]; cls >= 0) {
+    ++class_verdicts_[static_cast<std::size_t>(cls)].pending;
+  }
+}
+
+}  // namespace arbiter

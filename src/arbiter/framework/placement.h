@@ -1,0 +1,127 @@
+// The placement room: which node a task goes on, and, when none, why not in kube-scheduler's
+// words. It owns the session's verdict caches and PickNode.
+//
+// Filtering has two parts (FilterExtension in plugin.h):
+//   * node constraints (selectors, affinity, taints, the node's own state) depend only on the
+//     task's placement constraints and the node: computed once per constraint class and node for
+//     the session, whatever is placed meanwhile;
+//   * fit (resources, host ports) changes as the session places tasks: computed per placement
+//     class and node, and again only when something was placed on or removed from the node.
+//
+// Classes: tasks with the same request, placement constraints and host ports (a gang's identical
+// pods, a burst of identical single pods) share one placement class; tasks with the same
+// constraints share one constraint class. The cache hashes each pod's needs once per pod update
+// (TaskInfo::placement_hash, constraint_hash); equal hashes are confirmed by comparing the needs,
+// so a collision only costs the cache, never a wrong verdict. A plugin whose verdicts depend on
+// more than these needs (the job's topology domain, where its data lives) implements
+// PlacementClassExtension: its key is part of both classes, so that only tasks it judges alike
+// share verdicts.
+//
+// The fit cache is compact arrays (20 bytes per node) so that a scan of thousands of nodes stays
+// in the CPU cache, with filter results interned session-wide; a class's arrays are freed once
+// its last pending task is placed.
+//
+// Thread safety: single-threaded, as its session.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "arbiter/cache/snapshot.h"
+#include "arbiter/framework/plugin.h"
+
+namespace arbiter {
+
+class Session;
+
+// Tallies why a task fits on no node, as kube-scheduler words it:
+// "0/3 nodes are available: 1 node(s) had untolerated taint {gpu: true}, 2 Insufficient cpu."
+class FitErrors {
+ public:
+  void Add(const FilterResult& result);
+  void AddNodes(std::int32_t n) { nodes_ += n; }
+  std::string Message() const;
+  bool empty() const { return reasons_.empty(); }
+
+ private:
+  std::int32_t nodes_ = 0;
+  std::map<std::string, std::int32_t> reasons_;
+};
+
+// Why a task found no node.
+struct PlacementFailure {
+  FitErrors errors;
+  // The first short resource seen, and the nodes that lacked it: the message says which of them
+  // has the most of it free ("where it falls short"), read from the session when the message is
+  // made, so that a gang's message describes the nodes after its tentative placements were undone.
+  std::optional<ResourceId> short_resource;
+  std::vector<NodeIndex> short_nodes;
+
+  // kube-scheduler's summary, then where the short resource is free. For a gang (`gang` true)
+  // several pods compete for that room, so the message lists the most free nodes rather than
+  // the single best one: "Each pod requests 50 cpu; cpu free on the nodes: n1 80, n2 80, n0 30."
+  std::string Message(const Session& session, TaskIndex task, bool gang = false) const;
+};
+
+class Placement {
+ public:
+  // Assigns the classes of the session's pending tasks.
+  explicit Placement(const Session& session);
+  Placement(const Placement&) = delete;
+  Placement& operator=(const Placement&) = delete;
+
+  // The best node for the task (filtered, then scored; ties to the node first by name), or none;
+  // then `failure`, if given, says why.
+  std::optional<NodeIndex> PickNode(TaskIndex task, PlacementFailure* failure);
+  // Filter of a task on a node: node constraints (cached per class), then fit.
+  FilterResult Filter(TaskIndex task, NodeIndex node);
+  double Score(TaskIndex task, NodeIndex node) const;
+  // Whether two tasks ask for the same thing in the same way: after one found no node, the other
+  // would find none either.
+  bool SameNeeds(TaskIndex a, TaskIndex b) const;
+
+  // The session placed or removed a task: its class has one pending task fewer or more.
+  void OnPlaced(TaskIndex task);
+  void OnUnplaced(TaskIndex task);
+
+  std::int64_t nodes_filtered() const { return nodes_filtered_; }
+
+ private:
+  static constexpr std::int32_t kFit = -1;
+  static constexpr std::int32_t kUnknown = -2;
+
+  struct ClassVerdicts {
+    std::vector<std::uint64_t> version;  // node version + 1 when computed; 0: never
+    std::vector<double> score;           // valid when fit
+    std::vector<std::int32_t> result;    // kFit, or an interned result
+    std::int32_t pending = 0;            // tasks of the class still pending
+  };
+
+  void AssignClasses();
+  ClassVerdicts* VerdictsFor(TaskIndex task);
+  void Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts);
+  // kFit, or the interned result of the first node constraint that refuses.
+  std::int32_t NodeConstraint(TaskIndex task, NodeIndex node);
+  FilterResult Fit(TaskIndex task, NodeIndex node) const;
+  std::int32_t Intern(FilterResult result);
+  void NoteFailure(const FilterResult& r, NodeIndex node, PlacementFailure* failure) const;
+  bool SameConstraints(TaskIndex a, TaskIndex b) const;
+  std::uint64_t RefinedKey(TaskIndex task, std::uint64_t key) const;
+
+  const Session& session_;
+  // Per task: its placement class (-1: alone in it, not worth caching) and constraint class.
+  std::vector<std::int32_t> task_class_;
+  std::vector<std::int32_t> task_constraint_class_;
+  std::vector<ClassVerdicts> class_verdicts_;
+  // Per constraint class and node: kUnknown, kFit, or an interned result.
+  std::vector<std::vector<std::int32_t>> constraint_verdicts_;
+  std::vector<FilterResult> interned_;
+  std::map<std::tuple<FilterResult::Code, std::string, std::int32_t>, std::int32_t> interned_ids_;
+  std::int64_t nodes_filtered_ = 0;
+};
+
+}  // namespace arbiter

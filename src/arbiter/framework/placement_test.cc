@@ -1,0 +1,106 @@
+// The placement room (placement.h): classes share verdicts only when the needs are equal, not
+// merely their hashes; plugins may not consult each other while being opened; a session reports
+// the time of each action and plugin.
+#include "arbiter/framework/placement.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "arbiter/framework/session.h"
+#include "arbiter/plugins/predicates.h"
+#include "arbiter/testing/fake_cluster.h"
+
+namespace arbiter {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+using testing::TestEpoch;
+
+TaskIndex TaskOf(const Snapshot& snapshot, const std::string& pod) {
+  for (std::size_t i = 0; i < snapshot.tasks.size(); ++i) {
+    if (snapshot.tasks[i].name() == pod) return static_cast<TaskIndex>(i);
+  }
+  ADD_FAILURE() << "no task " << pod;
+  return 0;
+}
+
+PluginSet PredicatesOnly() {
+  PluginSet plugins;
+  auto plugin = std::make_unique<PredicatesPlugin>();
+  plugins.filter.push_back({plugin.get()});
+  plugins.owned.push_back(std::move(plugin));
+  return plugins;
+}
+
+// Two pods that want different zones, given the same hashes (as a collision would): each must
+// still get the node of its own zone, so the second may not reuse the first one's verdicts.
+TEST(Placement, AHashCollisionNeverSharesAVerdict) {
+  ClusterCache cache{CacheOptions()};
+  cache.UpsertNode(MakeNode("na").Cpu("4").Label("zone", "a").Build());
+  cache.UpsertNode(MakeNode("nb").Cpu("4").Label("zone", "b").Build());
+  for (const auto* pod : {"pa", "pa2", "pb", "pb2"}) {
+    const std::string zone = std::string(pod).substr(1, 1);
+    cache.UpsertPod(MakePod(pod).Request("cpu", "1").NodeSelector("zone", zone).Build());
+  }
+  Snapshot snapshot = *cache.TakeSnapshot(TestEpoch());
+  for (TaskInfo& task : snapshot.tasks) {
+    task.constraint_hash = 7;
+    task.placement_hash = 7;
+  }
+  const PluginSet plugins = PredicatesOnly();
+  Session session(snapshot, plugins);
+  for (const auto* pod : {"pa", "pb", "pa2", "pb2"}) {
+    std::optional<NodeIndex> node = session.placement().PickNode(TaskOf(snapshot, pod), nullptr);
+    ASSERT_TRUE(node.has_value()) << pod;
+    EXPECT_EQ(session.node(*node).name(), std::string("n") + pod[1]) << pod;
+  }
+  EXPECT_FALSE(session.placement().SameNeeds(TaskOf(snapshot, "pa"), TaskOf(snapshot, "pb")));
+  EXPECT_TRUE(session.placement().SameNeeds(TaskOf(snapshot, "pa"), TaskOf(snapshot, "pa2")));
+}
+
+// A plugin that asks the session for other plugins' verdicts while it is opened: what it would
+// see would depend on the order in which plugins are opened, so the session refuses.
+class PeekingPlugin final : public Plugin {
+ public:
+  std::string_view Name() const override { return "peeking"; }
+  void OnSessionOpen(const Session& session) override {
+    if (session.job_count() > 0) static_cast<void>(session.JobReady(0));
+  }
+};
+
+TEST(PlacementDeathTest, OnSessionOpenMayNotAskOtherPlugins) {
+  ClusterCache cache{CacheOptions()};
+  cache.UpsertNode(MakeNode("n").Cpu("4").Build());
+  cache.UpsertPod(MakePod("p").Request("cpu", "1").Build());
+  std::shared_ptr<const Snapshot> snapshot = cache.TakeSnapshot(TestEpoch());
+  PluginSet plugins;
+  plugins.owned.push_back(std::make_unique<PeekingPlugin>());
+  EXPECT_DEATH(Session(*snapshot, plugins), "OnSessionOpen asked for other plugins' verdicts");
+}
+
+TEST(SessionStats, EachActionAndPluginIsTimed) {
+  testing::FakeCluster cluster;
+  cluster.Add(MakeNode("n").Cpu("4").Build());
+  cluster.Add(MakePod("p").Request("cpu", "1").Build());
+  const SessionResult result = cluster.RunSession();
+  std::vector<std::string> actions;
+  actions.reserve(result.stats.action_nanos.size());
+  for (const NamedDuration& d : result.stats.action_nanos) {
+    actions.push_back(d.name);
+    EXPECT_GE(d.nanos, 0) << d.name;
+  }
+  EXPECT_EQ(actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
+  std::vector<std::string> plugins;
+  plugins.reserve(result.stats.plugin_nanos.size());
+  for (const NamedDuration& d : result.stats.plugin_nanos) plugins.push_back(d.name);
+  EXPECT_THAT(plugins, ::testing::ElementsAre("priority", "gang", "drf", "proportion", "predicates",
+                                              "nodeorder"));
+}
+
+}  // namespace
+}  // namespace arbiter
