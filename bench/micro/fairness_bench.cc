@@ -116,15 +116,16 @@ void BM_SessionOrder(benchmark::State& state) {
   for (auto _ : state) {
     Session session(*fixture.snapshot, fixture.scheduler->plugins(), testing::TestEpoch());
     std::vector<std::vector<JobIndex>> by_queue(static_cast<std::size_t>(queues));
-    for (JobIndex j = 0; j < session.job_count(); ++j) {
-      by_queue[static_cast<std::size_t>(session.job(j).queue_index)].push_back(j);
+    for (JobIndex j : JobIndex::Range(session.job_count())) {
+      by_queue[(session.job(j).queue_index).pos()].push_back(j);
     }
     for (auto& q : by_queue) {
       std::sort(q.begin(), q.end(),
                 [&](JobIndex a, JobIndex b) { return session.JobBefore(a, b); });
     }
-    std::vector<QueueIndex> order(static_cast<std::size_t>(queues));
-    for (int q = 0; q < queues; ++q) order[static_cast<std::size_t>(q)] = q;
+    std::vector<QueueIndex> order;
+    order.reserve(static_cast<std::size_t>(queues));
+    for (QueueIndex q : QueueIndex::Range(queues)) order.push_back(q);
     std::sort(order.begin(), order.end(),
               [&](QueueIndex a, QueueIndex b) { return session.QueueBefore(a, b); });
     benchmark::DoNotOptimize(order.data());

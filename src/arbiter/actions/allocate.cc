@@ -102,7 +102,7 @@ void AllocateJob(Session& session, JobIndex j) {
 
 void AllocateAction::Execute(Session& session) {
   std::map<QueueIndex, std::vector<JobIndex>> by_queue;
-  for (JobIndex j = 0; j < session.job_count(); ++j) {
+  for (JobIndex j : JobIndex::Range(session.job_count())) {
     const JobInfo& job = session.job(j);
     // A job whose group is missing is never admitted; it is visited only to say why.
     if (!Admitted(session.job_phase(j)) && !job.group_missing) continue;

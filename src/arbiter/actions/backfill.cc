@@ -14,7 +14,7 @@ namespace arbiter {
 
 void BackfillAction::Execute(Session& session) {
   std::vector<JobIndex> jobs;
-  for (JobIndex j = 0; j < session.job_count(); ++j) {
+  for (JobIndex j : JobIndex::Range(session.job_count())) {
     const PodGroupPhase phase = session.job_phase(j);
     if (phase != PodGroupPhase::kInqueue && phase != PodGroupPhase::kRunning) continue;
     if (session.job(j).queue_index == kNoQueue || session.PendingTasks(j).empty()) continue;

@@ -11,11 +11,11 @@ namespace arbiter {
 
 void EnqueueAction::Execute(Session& session) {
   ResourceVector idle;
-  for (NodeIndex n = 0; n < session.node_count(); ++n) {
+  for (NodeIndex n : NodeIndex::Range(session.node_count())) {
     if (session.node(n).in_scope) idle.Add(session.node_free(n));
   }
   std::vector<JobIndex> pending;
-  for (JobIndex j = 0; j < session.job_count(); ++j) {
+  for (JobIndex j : JobIndex::Range(session.job_count())) {
     if (session.job(j).group != nullptr && session.job_phase(j) == PodGroupPhase::kPending) {
       pending.push_back(j);
     }

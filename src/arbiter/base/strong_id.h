@@ -21,6 +21,11 @@ class StrongIndex {
  public:
   constexpr StrongIndex() = default;
   constexpr explicit StrongIndex(std::int32_t value) : value_(value) {}
+  // From a position or a difference of iterators: the caller knows it fits in an int32.
+  template <typename Integer>
+  static constexpr StrongIndex Of(Integer value) {
+    return StrongIndex(static_cast<std::int32_t>(value));
+  }
 
   constexpr std::int32_t value() const { return value_; }
   // The position, for indexing a vector; the index must not be negative.

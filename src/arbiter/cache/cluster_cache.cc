@@ -357,7 +357,7 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
   std::unordered_map<std::string_view, NodeIndex> node_index;
   node_index.reserve(snapshot.nodes.size());
   for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
-    node_index.emplace(snapshot.nodes[i].name(), static_cast<NodeIndex>(i));
+    node_index.emplace(snapshot.nodes[i].name(), NodeIndex::Of(i));
   }
 
   snapshot.jobs.reserve(jobs_.size());
@@ -372,7 +372,7 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
     JobInfo job;
     job.namespace_name = ns;
     job.name = name;
-    const auto job_index = static_cast<JobIndex>(snapshot.jobs.size());
+    const auto job_index = JobIndex::Of(snapshot.jobs.size());
     if (singleton) {
       const Pod& pod = *members.pods.begin()->second->pod;
       job.uid = pod.meta.uid;
@@ -424,7 +424,7 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
         task.node = it == node_index.end() ? kNoNode : it->second;
       }
       task.job = job_index;
-      job.tasks.push_back(static_cast<TaskIndex>(snapshot.tasks.size()));
+      job.tasks.push_back(TaskIndex::Of(snapshot.tasks.size()));
       snapshot.tasks.push_back(std::move(task));
     }
     snapshot.jobs.push_back(std::move(job));

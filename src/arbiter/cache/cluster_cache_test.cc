@@ -44,7 +44,7 @@ class ClusterCacheTest : public ::testing::Test {
     auto snap = Snap();
     std::optional<NodeIndex> n = snap->FindNode(name);
     EXPECT_TRUE(n.has_value()) << name;
-    return n.has_value() ? snap->nodes[static_cast<std::size_t>(*n)] : NodeInfo{};
+    return n.has_value() ? snap->nodes[(*n).pos()] : NodeInfo{};
   }
 
   // The only task of the snapshot whose pod has that name.
@@ -166,8 +166,8 @@ TEST(ClusterCacheFilters, NodeSelectorPutsOtherNodesOutOfScope) {
   cache.UpsertNode(MakeNode("web-1").Label("pool", "web").Cpu("4").Build());
   cache.UpsertPod(MakePod("p").SchedulerName("x").Request("cpu", "1").OnNode("web-1").Build());
   auto snap = cache.TakeSnapshot(TestEpoch());
-  const NodeInfo& batch = snap->nodes[static_cast<std::size_t>(*snap->FindNode("batch-1"))];
-  const NodeInfo& web = snap->nodes[static_cast<std::size_t>(*snap->FindNode("web-1"))];
+  const NodeInfo& batch = snap->nodes[snap->FindNode("batch-1")->pos()];
+  const NodeInfo& web = snap->nodes[snap->FindNode("web-1")->pos()];
   EXPECT_TRUE(batch.in_scope);
   EXPECT_EQ(batch.out_of_scope_why, "");
   EXPECT_FALSE(web.in_scope);
@@ -386,7 +386,7 @@ TEST_F(ClusterCacheTest, PodsJoinTheirGroupByEachConvention) {
   EXPECT_EQ(job.queue, "research");
   EXPECT_EQ(job.queue_index, kNoQueue);  // queue "research" does not exist
   ASSERT_EQ(job.tasks.size(), 3U);
-  for (TaskIndex t : job.tasks) EXPECT_EQ(snap->tasks[static_cast<std::size_t>(t)].job, 0);
+  for (TaskIndex t : job.tasks) EXPECT_EQ(snap->tasks[t.pos()].job, JobIndex(0));
 }
 
 TEST_F(ClusterCacheTest, LabelWinsOverAnnotationWhenTheyDisagree) {
@@ -398,10 +398,8 @@ TEST_F(ClusterCacheTest, LabelWinsOverAnnotationWhenTheyDisagree) {
                        .Build());
   auto snap = Snap();
   const JobIndex j = *snap->FindJob("default", "by-label");
-  EXPECT_EQ(snap->jobs[static_cast<std::size_t>(j)].tasks.size(), 1U);
-  EXPECT_THAT(
-      snap->jobs[static_cast<std::size_t>(*snap->FindJob("default", "by-annotation"))].tasks,
-      IsEmpty());
+  EXPECT_EQ(snap->jobs[j.pos()].tasks.size(), 1U);
+  EXPECT_THAT(snap->jobs[snap->FindJob("default", "by-annotation")->pos()].tasks, IsEmpty());
 }
 
 TEST_F(ClusterCacheTest, PodWithoutGroupIsASingletonJob) {
@@ -415,7 +413,7 @@ TEST_F(ClusterCacheTest, PodWithoutGroupIsASingletonJob) {
   EXPECT_EQ(job.uid, "default/solo");
   EXPECT_EQ(job.min_member, 1);
   EXPECT_EQ(job.queue, "default");
-  EXPECT_EQ(job.queue_index, 0);
+  EXPECT_EQ(job.queue_index, QueueIndex(0));
   EXPECT_EQ(job.priority, 7);
   EXPECT_EQ(job.creation, TestEpoch() + std::chrono::seconds(5));
   EXPECT_EQ(job.phase, PodGroupPhase::kInqueue);  // a group of one needs no admission
@@ -443,7 +441,7 @@ TEST_F(ClusterCacheTest, PodWithoutGroupNamedLikeAGroupStaysSeparate) {
   for (const JobInfo& job : snap->jobs) {
     EXPECT_EQ(job.Key(), "default/train");
     ASSERT_EQ(job.tasks.size(), 1U);
-    const TaskInfo& task = snap->tasks[static_cast<std::size_t>(job.tasks[0])];
+    const TaskInfo& task = snap->tasks[(job.tasks[0]).pos()];
     if (job.IsSingleton()) {
       ++singletons;
       EXPECT_EQ(task.name(), "train");
@@ -494,8 +492,8 @@ TEST_F(ClusterCacheTest, GroupWithoutClassTakesTheGlobalDefault) {
   cache_.UpsertPodGroup(MakePodGroup("plain").Build());
   cache_.UpsertPodGroup(MakePodGroup("typo").PriorityClass("hihg").Build());
   auto snap = Snap();
-  EXPECT_EQ(snap->jobs[static_cast<std::size_t>(*snap->FindJob("default", "plain"))].priority, 50);
-  EXPECT_EQ(snap->jobs[static_cast<std::size_t>(*snap->FindJob("default", "typo"))].priority, 50);
+  EXPECT_EQ(snap->jobs[snap->FindJob("default", "plain")->pos()].priority, 50);
+  EXPECT_EQ(snap->jobs[snap->FindJob("default", "typo")->pos()].priority, 50);
 }
 
 TEST_F(ClusterCacheTest, WithoutAnyClassPriorityIsZero) {
@@ -537,7 +535,7 @@ TEST(ClusterCacheSnapshot, EveryVectorIsSorted) {
   for (const TaskInfo& t : snap->tasks) tasks.push_back(t.Key());
   EXPECT_THAT(tasks, ElementsAre("a/solo", "b/g-0", "b/g-1", "b/g-2", "c/later"));
   const JobInfo& g = snap->jobs[1];
-  EXPECT_THAT(g.tasks, ElementsAre(1, 2, 3));
+  EXPECT_THAT(g.tasks, ElementsAre(TaskIndex(1), TaskIndex(2), TaskIndex(3)));
 }
 
 TEST(ClusterCacheSnapshot, FindNodeJobQueue) {
@@ -559,7 +557,7 @@ TEST(ClusterCacheSnapshot, FindNodeJobQueue) {
   EXPECT_EQ(snap->FindJob("ml", "solo"), std::optional<JobIndex>(1));
   EXPECT_EQ(snap->FindJob("default", "g"), std::nullopt);
   EXPECT_EQ(snap->FindJob("ml", "h"), std::nullopt);
-  EXPECT_EQ(snap->jobs[0].queue_index, 1);  // "research"
+  EXPECT_EQ(snap->jobs[0].queue_index, QueueIndex(1));  // "research"
 }
 
 TEST(ClusterCacheSnapshot, NamespaceLabelsAreCopied) {

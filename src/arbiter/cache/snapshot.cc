@@ -56,7 +56,7 @@ std::optional<NodeIndex> Snapshot::FindNode(std::string_view name) const {
   auto it = std::lower_bound(nodes.begin(), nodes.end(), name,
                              [](const NodeInfo& n, std::string_view v) { return n.name() < v; });
   if (it == nodes.end() || it->name() != name) return std::nullopt;
-  return static_cast<NodeIndex>(it - nodes.begin());
+  return NodeIndex::Of(it - nodes.begin());
 }
 
 std::optional<JobIndex> Snapshot::FindJob(std::string_view namespace_name,
@@ -69,14 +69,14 @@ std::optional<JobIndex> Snapshot::FindJob(std::string_view namespace_name,
   if (it == jobs.end() || it->namespace_name != namespace_name || it->name != name) {
     return std::nullopt;
   }
-  return static_cast<JobIndex>(it - jobs.begin());
+  return JobIndex::Of(it - jobs.begin());
 }
 
 std::optional<QueueIndex> Snapshot::FindQueue(std::string_view name) const {
   auto it = std::lower_bound(queues.begin(), queues.end(), name,
                              [](const QueueInfo& q, std::string_view v) { return q.name() < v; });
   if (it == queues.end() || it->name() != name) return std::nullopt;
-  return static_cast<QueueIndex>(it - queues.begin());
+  return QueueIndex::Of(it - queues.begin());
 }
 
 }  // namespace arbiter

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "arbiter/base/clock.h"
+#include "arbiter/base/strong_id.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/object_meta.h"
 #include "arbiter/model/placement_rules.h"
@@ -41,12 +42,13 @@
 
 namespace arbiter {
 
-using NodeIndex = std::int32_t;
-using TaskIndex = std::int32_t;
-using JobIndex = std::int32_t;
-using QueueIndex = std::int32_t;
-inline constexpr NodeIndex kNoNode = -1;
-inline constexpr QueueIndex kNoQueue = -1;
+// Distinct types, so that a node's index can never be passed where a job's is expected.
+using NodeIndex = StrongIndex<struct NodeIndexTag>;
+using TaskIndex = StrongIndex<struct TaskIndexTag>;
+using JobIndex = StrongIndex<struct JobIndexTag>;
+using QueueIndex = StrongIndex<struct QueueIndexTag>;
+inline constexpr NodeIndex kNoNode{-1};
+inline constexpr QueueIndex kNoQueue{-1};
 
 enum class TaskState : std::uint8_t {
   kPending,    // on no node
@@ -89,7 +91,7 @@ struct TaskInfo {
   std::uint64_t placement_hash = 0;
   TaskState state = TaskState::kPending;
   NodeIndex node = kNoNode;
-  JobIndex job = 0;
+  JobIndex job{0};
 
   const std::string& namespace_name() const { return pod->meta.namespace_name; }
   const std::string& name() const { return pod->meta.name; }

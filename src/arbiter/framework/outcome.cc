@@ -119,7 +119,7 @@ SessionResult BuildResult(const Session& session) {
                             session.node(session.task_node(t)).name()});
   }
   for (std::size_t i = 0; i < snapshot.tasks.size(); ++i) {
-    const auto t = static_cast<TaskIndex>(i);
+    const auto t = TaskIndex::Of(i);
     if (session.task_state(t) != TaskState::kPending) continue;
     std::string message;
     if (const TaskVerdict* v = session.task_verdict(t)) {
@@ -139,9 +139,9 @@ SessionResult BuildResult(const Session& session) {
   std::vector<ResourceVector> allocated(queue_count);
   std::vector<ResourceVector> used(queue_count);
   for (std::size_t i = 0; i < snapshot.jobs.size(); ++i) {
-    const auto j = static_cast<JobIndex>(i);
+    const auto j = JobIndex::Of(i);
     const JobInfo& info = session.job(j);
-    const auto q = static_cast<std::size_t>(info.queue_index);
+    const auto q = info.queue_index.pos();
     if (info.queue_index != kNoQueue) {
       for (TaskIndex t : info.tasks) {
         if (HoldsNode(session.task_state(t))) allocated[q].Add(session.task(t).request);
@@ -162,7 +162,7 @@ SessionResult BuildResult(const Session& session) {
   for (std::size_t q = 0; q < queue_count; ++q) {
     const Queue& queue = *snapshot.queues[q].queue;
     QueueStatus& status = queues[q];
-    const auto index = static_cast<QueueIndex>(q);
+    const auto index = QueueIndex::Of(q);
     if (std::optional<ResourceVector> deserved = session.QueueDeserved(index)) {
       status.deserved = snapshot.resources.ToList(*deserved);
     } else {

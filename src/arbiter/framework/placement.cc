@@ -101,7 +101,7 @@ void Placement::AssignClasses() {
   std::unordered_map<std::uint64_t, std::vector<std::pair<TaskIndex, std::vector<TaskIndex>>>>
       placements;
   for (std::size_t i = 0; i < tasks; ++i) {
-    const auto t = static_cast<TaskIndex>(i);
+    const auto t = TaskIndex::Of(i);
     if (session_.task_state(t) != TaskState::kPending) continue;
     const TaskInfo& info = session_.task(t);
     auto& same_constraints = constraints[RefinedKey(t, info.constraint_hash)];
@@ -128,13 +128,13 @@ void Placement::AssignClasses() {
       const auto id = static_cast<std::int32_t>(class_verdicts_.size());
       class_verdicts_.emplace_back();
       class_verdicts_.back().pending = static_cast<std::int32_t>(members.size());
-      for (TaskIndex t : members) task_class_[static_cast<std::size_t>(t)] = id;
+      for (TaskIndex t : members) task_class_[t.pos()] = id;
     }
   }
 }
 
 Placement::ClassVerdicts* Placement::VerdictsFor(TaskIndex task) {
-  const std::int32_t cls = task_class_[static_cast<std::size_t>(task)];
+  const std::int32_t cls = task_class_[task.pos()];
   if (cls < 0) return nullptr;
   ClassVerdicts& verdicts = class_verdicts_[static_cast<std::size_t>(cls)];
   if (verdicts.version.empty()) {
@@ -156,13 +156,13 @@ std::int32_t Placement::Intern(FilterResult result) {
 }
 
 std::int32_t Placement::NodeConstraint(TaskIndex task, NodeIndex node) {
-  const std::int32_t cls = task_constraint_class_[static_cast<std::size_t>(task)];
+  const std::int32_t cls = task_constraint_class_[task.pos()];
   std::int32_t* cached = nullptr;
   if (cls >= 0) {
     std::vector<std::int32_t>& verdicts = constraint_verdicts_[static_cast<std::size_t>(cls)];
     if (verdicts.empty())
       verdicts.assign(static_cast<std::size_t>(session_.node_count()), kUnknown);
-    cached = &verdicts[static_cast<std::size_t>(node)];
+    cached = &verdicts[node.pos()];
     if (*cached != kUnknown) return *cached;
   }
   std::int32_t verdict = kFit;
@@ -207,7 +207,7 @@ FilterResult Placement::Filter(TaskIndex task, NodeIndex node) {
 }
 
 void Placement::Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts) {
-  const auto ni = static_cast<std::size_t>(node);
+  const auto ni = node.pos();
   ++nodes_filtered_;
   verdicts.version[ni] = session_.node_version(node) + 1;
   if (const std::int32_t v = NodeConstraint(task, node); v != kFit) {
@@ -238,8 +238,8 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
   if (ClassVerdicts* verdicts = VerdictsFor(task)) {
     // The hot loop: most entries are current, so this is a compare and a load per node.
     const std::uint64_t* versions = session_.node_versions().data();
-    for (NodeIndex n = 0; n < nodes; ++n) {
-      const auto i = static_cast<std::size_t>(n);
+    for (NodeIndex n : NodeIndex::Range(nodes)) {
+      const auto i = n.pos();
       if (verdicts->version[i] != versions[i] + 1) Refresh(task, n, *verdicts);
       if (verdicts->result[i] != kFit) continue;
       const double score = verdicts->score[i];
@@ -250,16 +250,14 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
     }
     if (best != kNoNode) return best;
     if (failure != nullptr) {
-      for (NodeIndex n = 0; n < nodes; ++n) {
-        NoteFailure(
-            interned_[static_cast<std::size_t>(verdicts->result[static_cast<std::size_t>(n)])], n,
-            failure);
+      for (NodeIndex n : NodeIndex::Range(nodes)) {
+        NoteFailure(interned_[static_cast<std::size_t>(verdicts->result[n.pos()])], n, failure);
       }
       failure->errors.AddNodes(nodes);
     }
     return std::nullopt;
   }
-  for (NodeIndex n = 0; n < nodes; ++n) {
+  for (NodeIndex n : NodeIndex::Range(nodes)) {
     FilterResult r = Filter(task, n);
     if (!r.fit()) {
       if (failure != nullptr) NoteFailure(r, n, failure);
@@ -277,14 +275,14 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
 }
 
 void Placement::OnPlaced(TaskIndex task) {
-  if (const std::int32_t cls = task_class_[static_cast<std::size_t>(task)]; cls >= 0) {
+  if (const std::int32_t cls = task_class_[task.pos()]; cls >= 0) {
     ClassVerdicts& verdicts = class_verdicts_[static_cast<std::size_t>(cls)];
     if (--verdicts.pending == 0) verdicts = ClassVerdicts();  // nobody left to ask: free it
   }
 }
 
 void Placement::OnUnplaced(TaskIndex task) {
-  if (const std::int32_t cls = task_class_[static_cast<std::size_t>(task)]; cls >= 0) {
+  if (const std::int32_t cls = task_class_[task.pos()]; cls >= 0) {
     ++class_verdicts_[static_cast<std::size_t>(cls)].pending;
   }
 }

@@ -23,10 +23,10 @@ using testing::TestEpoch;
 
 TaskIndex TaskOf(const Snapshot& snapshot, const std::string& pod) {
   for (std::size_t i = 0; i < snapshot.tasks.size(); ++i) {
-    if (snapshot.tasks[i].name() == pod) return static_cast<TaskIndex>(i);
+    if (snapshot.tasks[i].name() == pod) return TaskIndex::Of(i);
   }
   ADD_FAILURE() << "no task " << pod;
-  return 0;
+  return TaskIndex(0);
 }
 
 PluginSet PredicatesOnly() {
@@ -69,7 +69,7 @@ class PeekingPlugin final : public Plugin {
  public:
   std::string_view Name() const override { return "peeking"; }
   void OnSessionOpen(const Session& session) override {
-    if (session.job_count() > 0) static_cast<void>(session.JobReady(0));
+    if (session.job_count() > 0) static_cast<void>(session.JobReady(JobIndex(0)));
   }
 };
 

@@ -78,14 +78,14 @@ void Session::OpenPlugins() {
 void Session::ComputeReservations() {
   reservation_.assign(snapshot_.jobs.size(), ResourceVector());
   queue_reserved_.assign(snapshot_.queues.size(), ResourceVector());
-  for (JobIndex j = 0; j < job_count(); ++j) {
+  for (JobIndex j : JobIndex::Range(job_count())) {
     if (!HoldsReservation(*this, j)) continue;
     ResourceVector need = MinimumRequest(j);
     total_reserved_.Add(need);
     if (const QueueIndex q = job(j).queue_index; q != kNoQueue) {
-      queue_reserved_[static_cast<std::size_t>(q)].Add(need);
+      queue_reserved_[q.pos()].Add(need);
     }
-    reservation_[static_cast<std::size_t>(j)] = std::move(need);
+    reservation_[j.pos()] = std::move(need);
   }
 }
 
@@ -100,7 +100,7 @@ Session::~Session() {
 }
 
 void Session::AdmitJob(JobIndex j) {
-  job_phase_[static_cast<std::size_t>(j)] = PodGroupPhase::kInqueue;
+  job_phase_[j.pos()] = PodGroupPhase::kInqueue;
   for (const auto& tier : plugins_.job_admitted) {
     for (JobEnqueueExtension* p : tier) p->OnJobAdmitted(*this, j);
   }
@@ -282,8 +282,8 @@ const Session::RecordedJobVerdict* Session::job_verdict(JobIndex j) const {
 }
 
 void Session::Place(TaskIndex t, NodeIndex n) {
-  const auto ti = static_cast<std::size_t>(t);
-  const auto ni = static_cast<std::size_t>(n);
+  const auto ti = t.pos();
+  const auto ni = n.pos();
   ARBITER_CHECK(task_state_[ti] == TaskState::kPending) << task(t).Key();
   ARBITER_CHECK(task(t).request.FitsIn(free_[ni])) << task(t).Key() << " on " << node(n).name();
   task_state_[ti] = TaskState::kAllocated;
@@ -299,9 +299,9 @@ void Session::Place(TaskIndex t, NodeIndex n) {
 }
 
 void Session::Unplace(TaskIndex t) {
-  const auto ti = static_cast<std::size_t>(t);
+  const auto ti = t.pos();
   ARBITER_CHECK(task_state_[ti] == TaskState::kAllocated) << task(t).Key();
-  const auto ni = static_cast<std::size_t>(task_node_[ti]);
+  const auto ni = task_node_[ti].pos();
   free_[ni].Add(task(t).request);
   for (const HostPort& port : task(t).host_ports) {
     auto& ports = ports_[ni];

@@ -45,25 +45,21 @@ class Session {
 
   const Snapshot& snapshot() const { return snapshot_; }
   Clock::WallTime now() const { return now_; }
-  const TaskInfo& task(TaskIndex t) const { return snapshot_.tasks[static_cast<std::size_t>(t)]; }
-  const JobInfo& job(JobIndex j) const { return snapshot_.jobs[static_cast<std::size_t>(j)]; }
-  const NodeInfo& node(NodeIndex n) const { return snapshot_.nodes[static_cast<std::size_t>(n)]; }
+  const TaskInfo& task(TaskIndex t) const { return snapshot_.tasks[t.pos()]; }
+  const JobInfo& job(JobIndex j) const { return snapshot_.jobs[j.pos()]; }
+  const NodeInfo& node(NodeIndex n) const { return snapshot_.nodes[n.pos()]; }
   std::int32_t node_count() const { return static_cast<std::int32_t>(snapshot_.nodes.size()); }
   std::int32_t job_count() const { return static_cast<std::int32_t>(snapshot_.jobs.size()); }
 
   // Working state.
-  TaskState task_state(TaskIndex t) const { return task_state_[static_cast<std::size_t>(t)]; }
-  NodeIndex task_node(TaskIndex t) const { return task_node_[static_cast<std::size_t>(t)]; }
+  TaskState task_state(TaskIndex t) const { return task_state_[t.pos()]; }
+  NodeIndex task_node(TaskIndex t) const { return task_node_[t.pos()]; }
   // allocatable minus what every task holding the node uses, including this session's placements.
-  const ResourceVector& node_free(NodeIndex n) const { return free_[static_cast<std::size_t>(n)]; }
-  const std::vector<HostPort>& node_ports(NodeIndex n) const {
-    return ports_[static_cast<std::size_t>(n)];
-  }
+  const ResourceVector& node_free(NodeIndex n) const { return free_[n.pos()]; }
+  const std::vector<HostPort>& node_ports(NodeIndex n) const { return ports_[n.pos()]; }
   // Incremented whenever anything is placed on or removed from the node: lets plugins cache.
-  std::uint64_t node_version(NodeIndex n) const {
-    return node_version_[static_cast<std::size_t>(n)];
-  }
-  PodGroupPhase job_phase(JobIndex j) const { return job_phase_[static_cast<std::size_t>(j)]; }
+  std::uint64_t node_version(NodeIndex n) const { return node_version_[n.pos()]; }
+  PodGroupPhase job_phase(JobIndex j) const { return job_phase_[j.pos()]; }
   // Admits a pending group (phase Inqueue) and tells the enqueue plugins.
   void AdmitJob(JobIndex j);
   // Tasks of the job that count towards its gang (placed, or succeeded), in all and by task name.
@@ -76,12 +72,8 @@ class Session {
   ResourceVector MinimumRequest(JobIndex j) const;
   // What an admitted group not yet at its minimum holds back for admission at the session's
   // start (outcome.h: HoldsReservation), zero for every other job; and the sum per queue.
-  const ResourceVector& reservation(JobIndex j) const {
-    return reservation_[static_cast<std::size_t>(j)];
-  }
-  const ResourceVector& queue_reserved(QueueIndex q) const {
-    return queue_reserved_[static_cast<std::size_t>(q)];
-  }
+  const ResourceVector& reservation(JobIndex j) const { return reservation_[j.pos()]; }
+  const ResourceVector& queue_reserved(QueueIndex q) const { return queue_reserved_[q.pos()]; }
   const ResourceVector& total_reserved() const { return total_reserved_; }
 
   // Plugin dispatch (see plugin.h for how tiers combine).

@@ -54,23 +54,25 @@ class StatementTest : public ::testing::Test {
 
   TaskIndex TaskOf(const std::string& name) const {
     for (std::size_t i = 0; i < snapshot_->tasks.size(); ++i) {
-      if (snapshot_->tasks[i].name() == name) return static_cast<TaskIndex>(i);
+      if (snapshot_->tasks[i].name() == name) return TaskIndex::Of(i);
     }
     ADD_FAILURE() << "no task " << name;
-    return 0;
+    return TaskIndex(0);
   }
   NodeIndex NodeOf(const std::string& name) const { return *snapshot_->FindNode(name); }
 
   std::vector<ResourceVector> AllFree() const {
     std::vector<ResourceVector> out;
     out.reserve(static_cast<std::size_t>(session_->node_count()));
-    for (NodeIndex n = 0; n < session_->node_count(); ++n) out.push_back(session_->node_free(n));
+    for (NodeIndex n : NodeIndex::Range(session_->node_count()))
+      out.push_back(session_->node_free(n));
     return out;
   }
   std::vector<std::vector<HostPort>> AllPorts() const {
     std::vector<std::vector<HostPort>> out;
     out.reserve(static_cast<std::size_t>(session_->node_count()));
-    for (NodeIndex n = 0; n < session_->node_count(); ++n) out.push_back(session_->node_ports(n));
+    for (NodeIndex n : NodeIndex::Range(session_->node_count()))
+      out.push_back(session_->node_ports(n));
     return out;
   }
 

@@ -13,10 +13,10 @@
 //
 // Handlers run on the Run() thread, one at a time, in the order the API server sent the events,
 // so the events of one object arrive in order. HasSynced() turns true after the first complete
-// LIST has been delivered, and stays true. Stop() makes Run() return (within about a second, even
-// on an idle watch), and a Run() that starts after it return at once, so a Stop() that comes
-// before the thread runs is never lost. Resume() clears the stop: Run() may then be called again
-// and goes on from where it stopped.
+// LIST has been delivered, and stays true. Each Stop() ends one Run(): the one running (within
+// about a second, even on an idle watch), or else the next one, which then returns at once, so a
+// Stop() that comes before the thread runs is never lost. Run() may be called again after it
+// returned and goes on from where it stopped.
 //
 // Thread safety: Run() on one thread; Stop(), HasSynced(), List(), Get() from any thread.
 #pragma once
@@ -75,8 +75,6 @@ class Reflector {
 
   void Run();
   void Stop() { stop_ = true; }
-  // After Stop() and the return of Run(): lets Run() run again.
-  void Resume() { stop_ = false; }
   bool HasSynced() const { return synced_.load(); }
 
   // The store's objects, by key ("namespace/name"): a copy.
@@ -371,9 +369,11 @@ void Reflector<T>::Run() {
         Pause(backoff_.Next());
         break;
       case WatchEnd::kStopped:
+        stop_ = false;  // this Stop() is spent: the next Run() runs
         return;
     }
   }
+  stop_ = false;
 }
 
 }  // namespace arbiter::k8s

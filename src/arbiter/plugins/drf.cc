@@ -13,21 +13,21 @@ StatusOr<std::unique_ptr<Plugin>> DrfPlugin::Create(const YAML::Node& args) {
 
 void DrfPlugin::OnSessionOpen(const Session& session) {
   total_ = ResourceVector();
-  for (NodeIndex n = 0; n < session.node_count(); ++n) {
+  for (NodeIndex n : NodeIndex::Range(session.node_count())) {
     if (session.node(n).in_scope) total_.Add(session.node(n).allocatable);
   }
   allocated_.assign(static_cast<std::size_t>(session.job_count()), ResourceVector());
   shares_.assign(static_cast<std::size_t>(session.job_count()), 0);
   for (std::size_t t = 0; t < session.snapshot().tasks.size(); ++t) {
-    const auto task = static_cast<TaskIndex>(t);
+    const auto task = TaskIndex::Of(t);
     if (!HoldsNode(session.task_state(task))) continue;
-    allocated_[static_cast<std::size_t>(session.task(task).job)].Add(session.task(task).request);
+    allocated_[session.task(task).job.pos()].Add(session.task(task).request);
   }
-  for (JobIndex j = 0; j < session.job_count(); ++j) Update(j);
+  for (JobIndex j : JobIndex::Range(session.job_count())) Update(j);
 }
 
 void DrfPlugin::Update(JobIndex job) {
-  const auto j = static_cast<std::size_t>(job);
+  const auto j = job.pos();
   shares_[j] = fairness::DominantShare(allocated_[j], total_);
 }
 
@@ -40,13 +40,13 @@ int DrfPlugin::CompareJobs(const Session& /*session*/, JobIndex a, JobIndex b) c
 
 void DrfPlugin::OnAllocate(const Session& session, TaskIndex task) {
   const JobIndex j = session.task(task).job;
-  allocated_[static_cast<std::size_t>(j)].Add(session.task(task).request);
+  allocated_[j.pos()].Add(session.task(task).request);
   Update(j);
 }
 
 void DrfPlugin::OnDeallocate(const Session& session, TaskIndex task) {
   const JobIndex j = session.task(task).job;
-  allocated_[static_cast<std::size_t>(j)].Subtract(session.task(task).request);
+  allocated_[j.pos()].Subtract(session.task(task).request);
   Update(j);
 }
 

@@ -27,7 +27,7 @@ class DrfPlugin final : public Plugin, public JobOrderExtension, public Allocati
   void OnAllocate(const Session& session, TaskIndex task) override;
   void OnDeallocate(const Session& session, TaskIndex task) override;
 
-  double Share(JobIndex job) const { return shares_[static_cast<std::size_t>(job)]; }
+  double Share(JobIndex job) const { return shares_[job.pos()]; }
 
  private:
   void Update(JobIndex job);

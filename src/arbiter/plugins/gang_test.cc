@@ -46,10 +46,10 @@ class GangTest : public ::testing::Test {
   JobIndex JobOf(const std::string& name) const { return *snapshot_->FindJob("default", name); }
   TaskIndex TaskOf(const std::string& pod) const {
     for (std::size_t i = 0; i < snapshot_->tasks.size(); ++i) {
-      if (snapshot_->tasks[i].name() == pod) return static_cast<TaskIndex>(i);
+      if (snapshot_->tasks[i].name() == pod) return TaskIndex::Of(i);
     }
     ADD_FAILURE() << "no task " << pod;
-    return 0;
+    return TaskIndex(0);
   }
   void Place(Statement& statement, const std::string& pod) {
     statement.Allocate(TaskOf(pod), *snapshot_->FindNode("n1"));

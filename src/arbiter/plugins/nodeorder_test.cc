@@ -70,7 +70,7 @@ class NodeOrderTest : public ::testing::Test {
   double ScoreOn(const std::string& node) const {
     return session_->Score(PodP(), *snapshot_->FindNode(node));
   }
-  TaskIndex PodP() const { return 0; }  // the only task
+  TaskIndex PodP() const { return TaskIndex(0); }  // the only task
   std::string Picked() {
     std::optional<NodeIndex> n = session_->placement().PickNode(PodP(), nullptr);
     return n.has_value() ? session_->node(*n).name() : "";
@@ -132,7 +132,7 @@ TEST_F(NodeOrderTest, DefaultWeightsAreLeastAllocatedAndBalanced) {
 TEST_F(NodeOrderTest, ScoresSeeThePlacementsOfTheSession) {
   cache_.UpsertPod(MakePod("q").Request("cpu", "2").Request("memory", "4Gi").Build());
   Session& session = Open({.least_allocated = 1, .most_allocated = 0, .balanced = 0});
-  const TaskIndex q = 1;  // tasks sorted by name: p, q
+  const TaskIndex q(1);  // tasks sorted by name: p, q
   ASSERT_EQ(session.task(q).name(), "q");
   Statement statement(session);
   statement.Allocate(q, *snapshot_->FindNode("empty"));
@@ -151,9 +151,9 @@ TEST(NodeOrder, NodeWithoutCpuOrMemoryScoresZero) {
   const NodeOrderPlugin plugin({.least_allocated = 1, .most_allocated = 0, .balanced = 1});
   PluginSet none;
   const Session session(*snapshot, none);
-  EXPECT_DOUBLE_EQ(plugin.Score(session, 0, *snapshot->FindNode("pods-only")), 0);
+  EXPECT_DOUBLE_EQ(plugin.Score(session, TaskIndex(0), *snapshot->FindNode("pods-only")), 0);
   // cpu only: least (1 - 1/4) * 100 = 75; balanced needs both, so it is 100.
-  EXPECT_DOUBLE_EQ(plugin.Score(session, 0, *snapshot->FindNode("cpu-only")), 175);
+  EXPECT_DOUBLE_EQ(plugin.Score(session, TaskIndex(0), *snapshot->FindNode("cpu-only")), 175);
 }
 
 }  // namespace

@@ -55,10 +55,10 @@ class PredicatesTest : public ::testing::Test {
 
   TaskIndex TaskOf(const std::string& pod) const {
     for (std::size_t i = 0; i < snapshot_->tasks.size(); ++i) {
-      if (snapshot_->tasks[i].name() == pod) return static_cast<TaskIndex>(i);
+      if (snapshot_->tasks[i].name() == pod) return TaskIndex::Of(i);
     }
     ADD_FAILURE() << "no task " << pod;
-    return 0;
+    return TaskIndex(0);
   }
   NodeIndex NodeOf(const std::string& node) const { return *snapshot_->FindNode(node); }
 
@@ -305,7 +305,8 @@ TEST(PredicatesThroughScheduler, DefaultPluginsReportTheSameReasons) {
   auto snapshot = cache.TakeSnapshot(TestEpoch());
   Session session(*snapshot, (*scheduler)->plugins());
   FitErrors errors;
-  for (NodeIndex n = 0; n < session.node_count(); ++n) errors.Add(session.Filter(0, n));
+  for (NodeIndex n : NodeIndex::Range(session.node_count()))
+    errors.Add(session.Filter(TaskIndex(0), n));
   errors.AddNodes(session.node_count());
   EXPECT_EQ(errors.Message(),
             "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "

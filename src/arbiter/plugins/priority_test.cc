@@ -44,7 +44,7 @@ class PriorityTest : public ::testing::Test {
   std::vector<std::string> JobOrder() const {
     std::vector<JobIndex> jobs;
     jobs.reserve(static_cast<std::size_t>(session_->job_count()));
-    for (JobIndex j = 0; j < session_->job_count(); ++j) jobs.push_back(j);
+    for (JobIndex j : JobIndex::Range(session_->job_count())) jobs.push_back(j);
     std::sort(jobs.begin(), jobs.end(),
               [&](JobIndex a, JobIndex b) { return session_->JobBefore(a, b); });
     std::vector<std::string> out;

@@ -43,7 +43,7 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
   const std::size_t queue_count = snapshot.queues.size();
   const std::size_t resources = snapshot.resources.size();
   ResourceVector total(resources);
-  for (NodeIndex n = 0; n < session.node_count(); ++n) {
+  for (NodeIndex n : NodeIndex::Range(session.node_count())) {
     if (session.node(n).in_scope) total.Add(session.node(n).allocatable);
   }
   std::vector<fairness::QueueDemand> demands(queue_count);
@@ -55,7 +55,7 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
     d.weight = queue.spec.weight;
     d.request = ResourceVector(resources);
     if (!queue.spec.parent.empty()) {
-      if (auto p = snapshot.FindQueue(queue.spec.parent)) d.parent = *p;
+      if (auto p = snapshot.FindQueue(queue.spec.parent)) d.parent = p->value();
     }
     d.capability = ToVector(snapshot.resources, queue.spec.capability, fairness::kUnlimited);
     d.guarantee = ToVector(snapshot.resources, queue.spec.guarantee, 0);
@@ -63,13 +63,13 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
     queues_[q].allocated = ResourceVector(resources);
     queues_[q].request = ResourceVector(resources);
   }
-  for (JobIndex j = 0; j < session.job_count(); ++j) {
+  for (JobIndex j : JobIndex::Range(session.job_count())) {
     const JobInfo& job = session.job(j);
     if (job.queue_index == kNoQueue) continue;
     // A job its queue refuses (closed, or not for its namespace) can never use a share: it asks
     // for nothing, so the room goes to queues that can use it.
     if (JobInvalid(session, j).has_value()) continue;
-    const auto q = static_cast<std::size_t>(job.queue_index);
+    const auto q = job.queue_index.pos();
     ResourceVector asks(resources);
     for (TaskIndex t : job.tasks) {
       const TaskState state = session.task_state(t);
@@ -120,7 +120,7 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
 }
 
 double ProportionPlugin::Share(QueueIndex queue) const {
-  const QueueBook& st = queues_[static_cast<std::size_t>(queue)];
+  const QueueBook& st = queues_[queue.pos()];
   double share = 0;
   for (std::size_t r = 0; r < st.allocated.size(); ++r) {
     const auto id = static_cast<ResourceId>(r);
@@ -151,7 +151,7 @@ std::optional<JobVerdict> ProportionPlugin::JobInvalid(const Session& session, J
                           "PodGroup's spec.queue"};
   }
   const Snapshot& snapshot = session.snapshot();
-  const Queue& queue = *snapshot.queues[static_cast<std::size_t>(job.queue_index)].queue;
+  const Queue& queue = *snapshot.queues[job.queue_index.pos()].queue;
   if (queue.spec.state == QueueState::kClosed) {
     return JobVerdict{JobReason::kQueueClosed,
                       "queue " + job.queue + " is Closed: it accepts no new work"};
@@ -170,10 +170,11 @@ std::optional<std::string> ProportionPlugin::JobNotEnqueueable(const Session& se
                                                                JobIndex j) const {
   const JobInfo& job = session.job(j);
   if (job.queue_index == kNoQueue) return std::nullopt;  // JobInvalid reports it
-  const auto q = static_cast<std::size_t>(job.queue_index);
+  const auto q = job.queue_index.pos();
   const ResourceVector need = session.MinimumRequest(j);
   // The hard cap, on the queue and every ancestor.
-  for (std::int32_t a = job.queue_index; a >= 0; a = queues_[static_cast<std::size_t>(a)].parent) {
+  for (std::int32_t a = job.queue_index.value(); a >= 0;
+       a = queues_[static_cast<std::size_t>(a)].parent) {
     const QueueBook& st = queues_[static_cast<std::size_t>(a)];
     for (std::size_t r = 0; r < need.size(); ++r) {
       const auto id = static_cast<ResourceId>(r);
@@ -205,7 +206,7 @@ std::optional<std::string> ProportionPlugin::JobNotEnqueueable(const Session& se
 
 std::optional<ResourceId> ProportionPlugin::ShareShortfall(const Session& session, QueueIndex queue,
                                                            const ResourceVector& need) const {
-  const auto q = static_cast<std::size_t>(queue);
+  const auto q = queue.pos();
   const QueueBook& st = queues_[q];
   const ResourceVector& reserved = session.queue_reserved(queue);
   for (std::size_t r = 0; r < need.size(); ++r) {
@@ -227,7 +228,7 @@ void ProportionPlugin::OnJobAdmitted(const Session& session, JobIndex j) {
   // in room no queue claims.
   const ResourceVector need = session.MinimumRequest(j);
   if (!ShareShortfall(session, job.queue_index, need).has_value()) {
-    admitted_[static_cast<std::size_t>(job.queue_index)].Add(need);
+    admitted_[job.queue_index.pos()].Add(need);
   } else {
     unclaimed_used_.Add(need);
   }
@@ -247,16 +248,16 @@ std::optional<std::string> ProportionPlugin::QueueOverused(const Session& sessio
   if (queue == kNoQueue || Share(queue) < 1) return std::nullopt;
   bool others_wait = false;
   for (std::size_t q = 0; q < queues_.size() && !others_wait; ++q) {
-    others_wait = q != static_cast<std::size_t>(queue) && Waiting(q);
+    others_wait = q != queue.pos() && Waiting(q);
   }
   if (!others_wait) return std::nullopt;
-  const QueueBook& st = queues_[static_cast<std::size_t>(queue)];
+  const QueueBook& st = queues_[queue.pos()];
   // Name the resource at or over its deserved amount.
   for (std::size_t r = 0; r < st.allocated.size(); ++r) {
     const auto id = static_cast<ResourceId>(r);
     const std::int64_t allocated = st.allocated.Get(id);
     if (allocated == 0 || allocated < st.share.own_deserved.Get(id)) continue;
-    return "queue " + session.snapshot().queues[static_cast<std::size_t>(queue)].name() +
+    return "queue " + session.snapshot().queues[queue.pos()].name() +
            " is at its deserved share: " + session.snapshot().resources.Name(id) + " allocated " +
            Amount(session, id, allocated) + " of deserved " +
            Amount(session, id, st.share.own_deserved.Get(id)) + ", and other queues wait";
@@ -268,7 +269,7 @@ std::optional<std::string> ProportionPlugin::ExceedsCapability(const Session& se
                                                                QueueIndex queue,
                                                                TaskIndex task) const {
   const ResourceVector& request = session.task(task).request;
-  for (std::int32_t a = queue; a >= 0; a = queues_[static_cast<std::size_t>(a)].parent) {
+  for (std::int32_t a = queue.value(); a >= 0; a = queues_[static_cast<std::size_t>(a)].parent) {
     const QueueBook& st = queues_[static_cast<std::size_t>(a)];
     for (std::size_t r = 0; r < request.size(); ++r) {
       const auto id = static_cast<ResourceId>(r);
@@ -288,18 +289,18 @@ std::optional<std::string> ProportionPlugin::ExceedsCapability(const Session& se
 }
 
 ResourceVector ProportionPlugin::Deserved(const Session& /*session*/, QueueIndex queue) const {
-  return queues_[static_cast<std::size_t>(queue)].share.deserved;
+  return queues_[queue.pos()].share.deserved;
 }
 
 void ProportionPlugin::Charge(QueueIndex queue, const ResourceVector& amount, bool add) {
   if (queue == kNoQueue) return;
-  QueueBook& own = queues_[static_cast<std::size_t>(queue)];
+  QueueBook& own = queues_[queue.pos()];
   if (add) {
     own.allocated.Add(amount);
   } else {
     own.allocated.Subtract(amount);
   }
-  for (std::int32_t a = queue; a >= 0; a = queues_[static_cast<std::size_t>(a)].parent) {
+  for (std::int32_t a = queue.value(); a >= 0; a = queues_[static_cast<std::size_t>(a)].parent) {
     QueueBook& st = queues_[static_cast<std::size_t>(a)];
     if (add) {
       st.subtree_allocated.Add(amount);
