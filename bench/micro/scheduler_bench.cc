@@ -11,6 +11,9 @@
 //       (500Mi plus g bytes), so pods of different groups share no filter or score result.
 //       The targets, at 5,000 nodes: gangs:1000/size:10 in < 100 ms; gangs:10000/size:1
 //       at >= 100,000 pods/s; gangs:1000/size:3 at <= 30 µs per gang.
+//   BM_SessionFilterThreads/nodes:N/gangs:G/size:S/kinds:K/threads:T
+//       BM_Session's shapes with filterThreads T (extra threads filtering one task's nodes): what
+//       fanning the filter out pays on this machine, T = 0 being the baseline beside it.
 //   BM_TakeSnapshot/...
 //       ClusterCache::TakeSnapshot of the same cluster (not included in BM_Session): the snapshot
 //       update after any change, which rebuilds nodes' aggregates and jobs.
@@ -155,6 +158,21 @@ void BM_Session(benchmark::State& state) {
   SetSessionCounters(state, w, filtered);
 }
 
+void BM_SessionFilterThreads(benchmark::State& state) {
+  Workload& w = GetWorkload(state);
+  SchedulerConfig config = DefaultSchedulerConfig();
+  config.filter_threads = static_cast<int>(state.range(4));
+  auto scheduler = Scheduler::Create(config, w.registry);
+  ARBITER_CHECK(scheduler.ok()) << scheduler.status();
+  std::int64_t filtered = 0;
+  for (auto _ : state) {
+    SessionResult result = (*scheduler)->RunSession(*w.snapshot);
+    filtered = result.stats.nodes_filtered;
+    benchmark::DoNotOptimize(result);
+  }
+  SetSessionCounters(state, w, filtered);
+}
+
 // ClusterCache::TakeSnapshot of the same cluster, the nodes' aggregates and the jobs rebuilt (the
 // cache's generation is bumped, outside the timing, by an unrelated namespace update). The previous
 // snapshot is freed outside the timing too.
@@ -256,6 +274,11 @@ void DistinctArgs(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_Session)->Apply(SessionArgs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Session)->Apply(DistinctArgs)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SessionFilterThreads)
+    ->ArgNames({"nodes", "gangs", "size", "kinds", "threads"})
+    ->ArgsProduct({{5000}, {1000}, {3}, {1, 1000}, {0, 1}})
+    ->ArgsProduct({{5000}, {10000}, {1}, {1, 10000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TakeSnapshot)->Apply(SessionArgs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_NaiveScan)
     ->ArgNames({"nodes", "pods"})

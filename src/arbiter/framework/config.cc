@@ -33,7 +33,15 @@ Status CheckKeys(std::string_view source, const std::string& where, const YAML::
 StatusOr<SchedulerConfig> Convert(const YAML::Node& root, std::string_view source) {
   SchedulerConfig config;
   if (!root.IsMap()) return Invalid(source, "(root)", "expected a mapping");
-  ARBITER_RETURN_IF_ERROR(CheckKeys(source, "(root)", root, {"actions", "tiers"}));
+  ARBITER_RETURN_IF_ERROR(CheckKeys(source, "(root)", root, {"actions", "tiers", "filterThreads"}));
+  if (const YAML::Node threads = root["filterThreads"]) {
+    int value = -1;
+    if (!threads.IsScalar() || !YAML::convert<int>::decode(threads, value) || value < 0 ||
+        value > 64) {
+      return Invalid(source, "filterThreads", "expected a whole number from 0 to 64");
+    }
+    config.filter_threads = value;
+  }
   const YAML::Node actions = root["actions"];
   if (!actions || !actions.IsSequence() || actions.size() == 0) {
     return Invalid(source, "actions", "expected a non-empty list of action names");

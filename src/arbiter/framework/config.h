@@ -9,6 +9,8 @@
 //         - name: predicates
 //         - name: nodeorder
 //           arguments: {leastAllocatedWeight: 1, mostAllocatedWeight: 0, balancedWeight: 1}
+//   filterThreads: 0                            # optional: threads beside the session's own
+//                                               # that filter nodes for one task (0 to 64)
 //
 // Unknown keys are errors, naming where they are; plugin arguments are checked by the plugin's
 // factory when the scheduler is built (Scheduler::Create), so a typo fails at start-up, not later.
@@ -37,6 +39,9 @@ struct TierConfig {
 struct SchedulerConfig {
   std::vector<std::string> actions;
   std::vector<TierConfig> tiers;
+  // Extra threads that filter and score nodes for one task when many nodes need it; 0 (the
+  // default) filters on the session's thread only. docs/benchmarks.md says what it pays.
+  int filter_threads = 0;
 };
 
 // Parses the YAML text; `source` names it in errors (a file path).

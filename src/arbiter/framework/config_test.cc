@@ -138,7 +138,20 @@ TEST(ParseSchedulerConfig, EmptyArgumentsAreAccepted) {
 
 TEST(ParseSchedulerConfig, UnknownRootKey) {
   EXPECT_EQ(ParseError("actions: [allocate]\ntiers: []\nactoins: [enqueue]\n"),
-            "arbiter.yaml: (root): unknown key \"actoins\" (known: actions, tiers)");
+            "arbiter.yaml: (root): unknown key \"actoins\" (known: actions, filterThreads, tiers)");
+}
+
+TEST(ParseSchedulerConfig, FilterThreads) {
+  StatusOr<SchedulerConfig> config =
+      ParseSchedulerConfig("actions: [allocate]\ntiers: []\nfilterThreads: 2\n", "arbiter.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->filter_threads, 2);
+  EXPECT_EQ(DefaultSchedulerConfig().filter_threads, 0);
+  for (const char* bad : {"-1", "65", "two", "[1]"}) {
+    EXPECT_EQ(ParseError(std::string("actions: [allocate]\ntiers: []\nfilterThreads: ") + bad),
+              "arbiter.yaml: filterThreads: expected a whole number from 0 to 64")
+        << bad;
+  }
 }
 
 TEST(ParseSchedulerConfig, UnknownTierKey) {

@@ -1,6 +1,7 @@
 #include "arbiter/framework/placement.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 #include <unordered_map>
 
@@ -58,7 +59,10 @@ std::string PlacementFailure::Message(const Session& session, TaskIndex task, bo
   return out + ".";
 }
 
-Placement::Placement(const Session& session) : session_(session) { AssignClasses(); }
+Placement::Placement(const Session& session, WorkerPool* pool)
+    : session_(session), pool_(pool != nullptr && pool->threads() > 0 ? pool : nullptr) {
+  AssignClasses();
+}
 
 std::uint64_t Placement::RefinedKey(TaskIndex task, std::uint64_t key) const {
   for (const auto& tier : session_.plugins().placement_class) {
@@ -147,6 +151,8 @@ Placement::ClassVerdicts* Placement::VerdictsFor(TaskIndex task) {
 }
 
 std::int32_t Placement::Intern(FilterResult result) {
+  std::unique_lock lock(intern_mu_, std::defer_lock);
+  if (parallel_) lock.lock();
   const std::int32_t short_id = result.short_resource.has_value() ? *result.short_resource : -1;
   auto [it, inserted] =
       interned_ids_.try_emplace(std::make_tuple(result.code, result.reason, short_id),
@@ -206,9 +212,65 @@ FilterResult Placement::Filter(TaskIndex task, NodeIndex node) {
   return Fit(task, node);
 }
 
+void Placement::PrepareConstraints(TaskIndex task) {
+  const std::int32_t cls = task_constraint_class_[task.pos()];
+  if (cls < 0) return;
+  std::vector<std::int32_t>& verdicts = constraint_verdicts_[static_cast<std::size_t>(cls)];
+  if (verdicts.empty()) verdicts.assign(static_cast<std::size_t>(session_.node_count()), kUnknown);
+}
+
+void Placement::RefreshAll(TaskIndex task, ClassVerdicts& verdicts) {
+  PrepareConstraints(task);
+  const std::uint64_t* versions = session_.node_versions().data();
+  parallel_ = true;
+  pool_->ParallelFor(session_.node_count(), kParallelGrain, [&](std::int32_t b, std::int32_t e) {
+    std::int64_t filtered = 0;
+    for (std::int32_t i = b; i < e; ++i) {
+      const auto ni = static_cast<std::size_t>(i);
+      if (verdicts.version[ni] != versions[ni] + 1) {
+        Refresh(task, NodeIndex(i), verdicts, filtered);
+      }
+    }
+    std::lock_guard lock(intern_mu_);
+    nodes_filtered_ += filtered;
+  });
+  parallel_ = false;
+}
+
+void Placement::EvaluateAll(TaskIndex task, std::vector<std::int32_t>& result,
+                            std::vector<double>& score) {
+  PrepareConstraints(task);
+  parallel_ = true;
+  pool_->ParallelFor(session_.node_count(), kParallelGrain, [&](std::int32_t b, std::int32_t e) {
+    for (std::int32_t i = b; i < e; ++i) {
+      const NodeIndex n(i);
+      const auto ni = static_cast<std::size_t>(i);
+      if (const std::int32_t v = NodeConstraint(task, n); v != kFit) {
+        result[ni] = v;
+        continue;
+      }
+      FilterResult r = Fit(task, n);
+      if (r.fit()) {
+        result[ni] = kFit;
+        score[ni] = Score(task, n);
+      } else {
+        result[ni] = Intern(std::move(r));
+      }
+    }
+    std::lock_guard lock(intern_mu_);
+    nodes_filtered_ += e - b;
+  });
+  parallel_ = false;
+}
+
 void Placement::Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts) {
+  Refresh(task, node, verdicts, nodes_filtered_);
+}
+
+void Placement::Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts,
+                        std::int64_t& filtered) {
   const auto ni = node.pos();
-  ++nodes_filtered_;
+  ++filtered;
   verdicts.version[ni] = session_.node_version(node) + 1;
   if (const std::int32_t v = NodeConstraint(task, node); v != kFit) {
     verdicts.result[ni] = v;
@@ -234,8 +296,12 @@ void Placement::NoteFailure(const FilterResult& r, NodeIndex node,
 std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* failure) {
   const std::int32_t nodes = session_.node_count();
   NodeIndex best = kNoNode;
-  double best_score = 0;
+  // -inf: the first node that fits wins, then only a strictly higher score (ties to the first).
+  double best_score = -std::numeric_limits<double>::infinity();
   if (ClassVerdicts* verdicts = VerdictsFor(task)) {
+    // Many stale entries (a class's first look, or many nodes changed) are refreshed by the
+    // pool, when there is one; the loop below then finds them current.
+    if (pool_ != nullptr && nodes >= kParallelNodes) RefreshAll(task, *verdicts);
     // The hot loop: most entries are current, so this is a compare and a load per node.
     const std::uint64_t* versions = session_.node_versions().data();
     for (NodeIndex n : NodeIndex::Range(nodes)) {
@@ -243,7 +309,7 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
       if (verdicts->version[i] != versions[i] + 1) Refresh(task, n, *verdicts);
       if (verdicts->result[i] != kFit) continue;
       const double score = verdicts->score[i];
-      if (best == kNoNode || score > best_score) {
+      if (score > best_score) {
         best = n;
         best_score = score;
       }
@@ -257,6 +323,26 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
     }
     return std::nullopt;
   }
+  if (pool_ != nullptr && nodes >= kParallelNodes) {
+    // Evaluated by the pool, chosen here in node order: the same node as one thread would pick.
+    std::vector<std::int32_t> result(static_cast<std::size_t>(nodes));
+    std::vector<double> score(static_cast<std::size_t>(nodes));
+    EvaluateAll(task, result, score);
+    for (NodeIndex n : NodeIndex::Range(nodes)) {
+      if (result[n.pos()] == kFit && score[n.pos()] > best_score) {
+        best = n;
+        best_score = score[n.pos()];
+      }
+    }
+    if (best != kNoNode) return best;
+    if (failure != nullptr) {
+      for (NodeIndex n : NodeIndex::Range(nodes)) {
+        NoteFailure(interned_[static_cast<std::size_t>(result[n.pos()])], n, failure);
+      }
+      failure->errors.AddNodes(nodes);
+    }
+    return std::nullopt;
+  }
   for (NodeIndex n : NodeIndex::Range(nodes)) {
     FilterResult r = Filter(task, n);
     if (!r.fit()) {
@@ -264,7 +350,7 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
       continue;
     }
     const double score = Score(task, n);
-    if (best == kNoNode || score > best_score) {
+    if (score > best_score) {
       best = n;
       best_score = score;
     }

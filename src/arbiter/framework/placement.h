@@ -21,16 +21,19 @@
 // in the CPU cache, with filter results interned session-wide; a class's arrays are freed once
 // its last pending task is placed.
 //
-// Thread safety: single-threaded, as its session.
+// Thread safety: used from its session's thread; with a WorkerPool it fans the filtering of one
+// task's nodes out itself (plugins' const hooks run on several threads then).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "arbiter/base/worker_pool.h"
 #include "arbiter/cache/snapshot.h"
 #include "arbiter/framework/plugin.h"
 
@@ -69,8 +72,11 @@ struct PlacementFailure {
 
 class Placement {
  public:
-  // Assigns the classes of the session's pending tasks.
-  explicit Placement(const Session& session);
+  // Assigns the classes of the session's pending tasks. With a pool, the nodes of one task are
+  // filtered and scored on its threads too when there are at least kParallelNodes of them; the
+  // choice is the same as on one thread.
+  explicit Placement(const Session& session, WorkerPool* pool = nullptr);
+  static constexpr std::int32_t kParallelNodes = 1024;
   Placement(const Placement&) = delete;
   Placement& operator=(const Placement&) = delete;
 
@@ -104,6 +110,13 @@ class Placement {
   void AssignClasses();
   ClassVerdicts* VerdictsFor(TaskIndex task);
   void Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts);
+  void Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts, std::int64_t& filtered);
+  // With the pool: every stale entry of the class, or every node for a task alone in its class.
+  void RefreshAll(TaskIndex task, ClassVerdicts& verdicts);
+  void EvaluateAll(TaskIndex task, std::vector<std::int32_t>& result, std::vector<double>& score);
+  // Makes the task's constraint cache before threads write into it.
+  void PrepareConstraints(TaskIndex task);
+  static constexpr std::int32_t kParallelGrain = 256;
   // kFit, or the interned result of the first node constraint that refuses.
   std::int32_t NodeConstraint(TaskIndex task, NodeIndex node);
   FilterResult Fit(TaskIndex task, NodeIndex node) const;
@@ -113,6 +126,10 @@ class Placement {
   std::uint64_t RefinedKey(TaskIndex task, std::uint64_t key) const;
 
   const Session& session_;
+  WorkerPool* const pool_;  // null: one thread
+  // While the pool runs: interning takes intern_mu_ (it is rare: only verdicts that refuse).
+  bool parallel_ = false;
+  std::mutex intern_mu_;
   // Per task: its placement class (-1: alone in it, not worth caching) and constraint class.
   std::vector<std::int32_t> task_class_;
   std::vector<std::int32_t> task_constraint_class_;

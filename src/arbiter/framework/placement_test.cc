@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "arbiter/framework/config.h"
 #include "arbiter/framework/session.h"
 #include "arbiter/plugins/predicates.h"
 #include "arbiter/testing/fake_cluster.h"
@@ -61,6 +62,44 @@ TEST(Placement, AHashCollisionNeverSharesAVerdict) {
   }
   EXPECT_FALSE(session.placement().SameNeeds(TaskOf(snapshot, "pa"), TaskOf(snapshot, "pb")));
   EXPECT_TRUE(session.placement().SameNeeds(TaskOf(snapshot, "pa"), TaskOf(snapshot, "pa2")));
+}
+
+// Filtering one task's nodes on several threads chooses exactly what one thread chooses: the same
+// binds and the same messages, for identical pods (one class) and for pods that all differ.
+TEST(Placement, FilterThreadsDecideAsOneThreadDoes) {
+  SchedulerConfig threaded = DefaultSchedulerConfig();
+  threaded.filter_threads = 2;
+  testing::FakeCluster one;
+  testing::FakeCluster three(threaded);
+  for (testing::FakeCluster* cluster : {&one, &three}) {
+    for (int n = 0; n < 1500; ++n) {
+      cluster->Add(MakeNode("n" + std::to_string(n))
+                       .Cpu(n % 7 == 0 ? "2" : "1")
+                       .Label("zone", n % 2 == 0 ? "a" : "b")
+                       .Build());
+    }
+    for (int p = 0; p < 60; ++p) {
+      // Some alike (one class), some each its own (memory differs), some that fit nowhere.
+      cluster->Add(MakePod("p" + std::to_string(p))
+                       .Request("cpu", p % 10 == 9 ? "3" : "1")
+                       .Request("memory", std::to_string(1000 + (p % 3 == 0 ? p : 0)))
+                       .NodeSelector("zone", p % 2 == 0 ? "a" : "b")
+                       .Build());
+    }
+  }
+  const SessionResult a = one.RunSession();
+  const SessionResult b = three.RunSession();
+  ASSERT_EQ(a.binds.size(), b.binds.size());
+  for (std::size_t i = 0; i < a.binds.size(); ++i) {
+    EXPECT_EQ(a.binds[i].pod_name, b.binds[i].pod_name);
+    EXPECT_EQ(a.binds[i].node_name, b.binds[i].node_name) << a.binds[i].pod_name;
+  }
+  ASSERT_EQ(a.unschedulable.size(), b.unschedulable.size());
+  ASSERT_FALSE(a.unschedulable.empty());
+  for (std::size_t i = 0; i < a.unschedulable.size(); ++i) {
+    EXPECT_EQ(a.unschedulable[i].message, b.unschedulable[i].message);
+  }
+  EXPECT_EQ(a.stats.nodes_filtered, b.stats.nodes_filtered);
 }
 
 // A plugin that asks the session for other plugins' verdicts while it is opened: what it would

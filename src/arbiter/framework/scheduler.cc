@@ -32,6 +32,9 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
     ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<Action> action, registry.MakeAction(name));
     scheduler->actions_.push_back(std::move(action));
   }
+  if (config.filter_threads > 0) {
+    scheduler->filter_pool_ = std::make_unique<WorkerPool>(config.filter_threads);
+  }
   PluginSet& set = scheduler->plugins_;
   std::set<std::string> seen;
   for (const TierConfig& tier : config.tiers) {
@@ -79,7 +82,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
 }
 
 SessionResult Scheduler::RunSession(const Snapshot& snapshot, Clock::WallTime now) {
-  Session session(snapshot, plugins_, now);
+  Session session(snapshot, plugins_, now, filter_pool_.get());
   std::vector<NamedDuration> action_nanos;
   action_nanos.reserve(actions_.size());
   for (const auto& action : actions_) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "arbiter/base/status.h"
+#include "arbiter/base/worker_pool.h"
 #include "arbiter/cache/snapshot.h"
 #include "arbiter/framework/config.h"
 #include "arbiter/framework/plugin.h"
@@ -41,6 +42,7 @@ class Scheduler {
 
   std::vector<std::unique_ptr<Action>> actions_;
   PluginSet plugins_;
+  std::unique_ptr<WorkerPool> filter_pool_;  // config.filter_threads > 0
 };
 
 }  // namespace arbiter

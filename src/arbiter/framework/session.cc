@@ -36,8 +36,9 @@ void Timed(SessionStats& stats, std::size_t plugin, std::string_view name, Fn&& 
 
 }  // namespace
 
-Session::Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::WallTime now)
-    : snapshot_(snapshot), plugins_(plugins), now_(now) {
+Session::Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::WallTime now,
+                 WorkerPool* pool)
+    : snapshot_(snapshot), plugins_(plugins), now_(now), pool_(pool) {
   task_state_.reserve(snapshot.tasks.size());
   task_node_.reserve(snapshot.tasks.size());
   for (const TaskInfo& t : snapshot.tasks) {
@@ -62,7 +63,7 @@ Session::Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::Wall
   job_phase_.reserve(snapshot.jobs.size());
   for (const JobInfo& j : snapshot.jobs) job_phase_.push_back(j.phase);
   OpenPlugins();
-  placement_ = std::make_unique<Placement>(*this);
+  placement_ = std::make_unique<Placement>(*this, pool_);
   ComputeReservations();
 }
 

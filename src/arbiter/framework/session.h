@@ -36,7 +36,9 @@ class Session {
  public:
   // `now` is the session's wall time (conditions' transition times, ages); a snapshot may be
   // reused by several sessions when nothing changed, so it does not carry the time.
-  Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::WallTime now);
+  // `pool`, if given, filters the nodes of one task on several threads (Placement).
+  Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::WallTime now,
+          WorkerPool* pool = nullptr);
   Session(const Snapshot& snapshot, const PluginSet& plugins)
       : Session(snapshot, plugins, snapshot.now) {}
   ~Session();
@@ -148,6 +150,7 @@ class Session {
   std::map<TaskIndex, TaskVerdict> task_verdicts_;
   std::map<JobIndex, RecordedJobVerdict> job_verdicts_;
   SessionStats stats_;
+  WorkerPool* const pool_;
   std::unique_ptr<Placement> placement_;  // made once the working state is
   bool opening_ = false;
   bool finished_ = false;
