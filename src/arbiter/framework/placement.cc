@@ -299,19 +299,25 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
   // -inf: the first node that fits wins, then only a strictly higher score (ties to the first).
   double best_score = -std::numeric_limits<double>::infinity();
   if (ClassVerdicts* verdicts = VerdictsFor(task)) {
-    // Many stale entries (a class's first look, or many nodes changed) are refreshed by the
-    // pool, when there is one; the loop below then finds them current.
-    if (pool_ != nullptr && nodes >= kParallelNodes) RefreshAll(task, *verdicts);
-    // The hot loop: most entries are current, so this is a compare and a load per node.
-    const std::uint64_t* versions = session_.node_versions().data();
-    for (NodeIndex n : NodeIndex::Range(nodes)) {
-      const auto i = n.pos();
-      if (verdicts->version[i] != versions[i] + 1) Refresh(task, n, *verdicts);
-      if (verdicts->result[i] != kFit) continue;
-      const double score = verdicts->score[i];
-      if (score > best_score) {
-        best = n;
-        best_score = score;
+    // A class's first look fills every entry: the pool does that, when there is one, and the
+    // loop below finds them current. Later looks refresh a few nodes: not worth waking threads.
+    if (pool_ != nullptr && nodes >= kParallelNodes && !verdicts->filled) {
+      RefreshAll(task, *verdicts);
+    }
+    verdicts->filled = true;
+    // The hot loop: most entries are current, so this is a compare and a load per node. The
+    // arrays never move while it runs (Refresh writes into them), so their addresses stay in
+    // registers rather than being read again after every call.
+    const std::uint64_t* const versions = session_.node_versions().data();
+    const std::uint64_t* const version = verdicts->version.data();
+    const std::int32_t* const result = verdicts->result.data();
+    const double* const scores = verdicts->score.data();
+    for (std::int32_t i = 0; i < nodes; ++i) {
+      if (version[i] != versions[i] + 1) Refresh(task, NodeIndex(i), *verdicts);
+      if (result[i] != kFit) continue;
+      if (scores[i] > best_score) {
+        best = NodeIndex(i);
+        best_score = scores[i];
       }
     }
     if (best != kNoNode) return best;

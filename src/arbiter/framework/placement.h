@@ -105,6 +105,7 @@ class Placement {
     std::vector<double> score;           // valid when fit
     std::vector<std::int32_t> result;    // kFit, or an interned result
     std::int32_t pending = 0;            // tasks of the class still pending
+    bool filled = false;                 // every entry computed once
   };
 
   void AssignClasses();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include "arbiter/base/check.h"
@@ -10,16 +11,6 @@
 namespace arbiter {
 
 namespace {
-
-template <typename T, typename Fn>
-int FirstDecidingTier(const PluginSet::Tiers<T>& tiers, Fn&& compare) {
-  for (const auto& tier : tiers) {
-    for (const T* plugin : tier) {
-      if (int c = compare(*plugin); c != 0) return c;
-    }
-  }
-  return 0;
-}
 
 // Times a plugin's hook into the session's per-plugin figures (what a metrics endpoint exports).
 template <typename Fn>
@@ -90,10 +81,6 @@ void Session::ComputeReservations() {
   }
 }
 
-void Session::CheckOpen() const {
-  ARBITER_CHECK(!opening_) << "a plugin's OnSessionOpen asked for other plugins' verdicts";
-}
-
 Session::~Session() {
   if (!finished_) {
     for (const auto& plugin : plugins_.owned) plugin->OnSessionClose(*this);
@@ -144,122 +131,6 @@ ResourceVector Session::MinimumRequest(JobIndex j) const {
     need.Add(task(t).request);
   }
   return need;
-}
-
-bool Session::QueueBefore(QueueIndex a, QueueIndex b) const {
-  CheckOpen();
-  if (a == b) return false;
-  const int c = FirstDecidingTier(plugins_.queue_order, [&](const QueueOrderExtension& p) {
-    return p.CompareQueues(*this, a, b);
-  });
-  if (c != 0) return c < 0;
-  // Queues are sorted by name in the snapshot; kNoQueue (a missing queue) goes last.
-  if (a == kNoQueue || b == kNoQueue) return b == kNoQueue;
-  return a < b;
-}
-
-bool Session::JobBefore(JobIndex a, JobIndex b) const {
-  CheckOpen();
-  if (a == b) return false;
-  const int c = FirstDecidingTier(
-      plugins_.job_order, [&](const JobOrderExtension& p) { return p.CompareJobs(*this, a, b); });
-  if (c != 0) return c < 0;
-  const JobInfo& ja = job(a);
-  const JobInfo& jb = job(b);
-  if (ja.creation != jb.creation) return ja.creation < jb.creation;
-  if (ja.uid != jb.uid) return ja.uid < jb.uid;
-  return a < b;
-}
-
-bool Session::TaskBefore(TaskIndex a, TaskIndex b) const {
-  CheckOpen();
-  if (a == b) return false;
-  const int c = FirstDecidingTier(plugins_.task_order, [&](const TaskOrderExtension& p) {
-    return p.CompareTasks(*this, a, b);
-  });
-  if (c != 0) return c < 0;
-  const Pod& pa = *task(a).pod;
-  const Pod& pb = *task(b).pod;
-  if (pa.meta.creation_timestamp != pb.meta.creation_timestamp) {
-    return pa.meta.creation_timestamp < pb.meta.creation_timestamp;
-  }
-  if (pa.meta.name != pb.meta.name) return pa.meta.name < pb.meta.name;
-  return pa.meta.uid < pb.meta.uid;
-}
-
-std::optional<JobVerdict> Session::CheckJob(JobIndex j) const {
-  CheckOpen();
-  for (const auto& tier : plugins_.job_valid) {
-    for (const JobValidExtension* p : tier) {
-      if (std::optional<JobVerdict> verdict = p->JobInvalid(*this, j)) return verdict;
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> Session::JobInvalid(JobIndex j) const {
-  std::optional<JobVerdict> verdict = CheckJob(j);
-  if (!verdict.has_value()) return std::nullopt;
-  return std::move(verdict->message);
-}
-
-bool Session::JobReady(JobIndex j) const {
-  CheckOpen();
-  for (const auto& tier : plugins_.job_ready) {
-    for (const JobReadyExtension* p : tier) {
-      if (!p->JobReady(*this, j)) return false;
-    }
-  }
-  return true;
-}
-
-std::int32_t Session::TasksStillNeeded(JobIndex j, const std::string& task_name) const {
-  CheckOpen();
-  std::int32_t needed = 0;
-  for (const auto& tier : plugins_.job_ready) {
-    for (const JobReadyExtension* p : tier) {
-      needed = std::max(needed, p->TasksStillNeeded(*this, j, task_name));
-    }
-  }
-  return needed;
-}
-
-std::optional<std::string> Session::JobNotEnqueueable(JobIndex j) const {
-  CheckOpen();
-  for (const auto& tier : plugins_.job_enqueue) {
-    for (const JobEnqueueExtension* p : tier) {
-      if (auto why = p->JobNotEnqueueable(*this, j)) return why;
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> Session::QueueOverused(QueueIndex q) const {
-  CheckOpen();
-  for (const auto& tier : plugins_.queue_limit) {
-    for (const QueueLimitExtension* p : tier) {
-      if (auto why = p->QueueOverused(*this, q)) return why;
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> Session::ExceedsCapability(QueueIndex q, TaskIndex t) const {
-  CheckOpen();
-  for (const auto& tier : plugins_.queue_limit) {
-    for (const QueueLimitExtension* p : tier) {
-      if (auto why = p->ExceedsCapability(*this, q, t)) return why;
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<ResourceVector> Session::QueueDeserved(QueueIndex q) const {
-  CheckOpen();
-  for (const auto& tier : plugins_.queue_share) {
-    for (const QueueShareExtension* p : tier) return p->Deserved(*this, q);
-  }
-  return std::nullopt;
 }
 
 void Session::RecordTaskUnschedulable(TaskIndex t, TaskReason reason, std::string message) {

@@ -3,7 +3,8 @@
 // each job's phase), dispatches to the plugins in tier order, and records the verdicts that
 // actions reach (typed reasons with their messages).
 //
-// Its neighbours own the rest: framework/placement.h chooses nodes (the verdict caches and
+// Its neighbours own the rest: framework/dispatch.cc asks the plugins (the member functions
+// under "Plugin dispatch" below), framework/placement.h chooses nodes (the verdict caches and
 // PickNode), framework/statement.h is the per-job transaction, framework/outcome.h turns the
 // final working state into the SessionResult (binds, verdicts, PodGroup and Queue status).
 //
