@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "arbiter/framework/session.h"
+#include "arbiter/model/placement_rules.h"
 
 namespace arbiter {
 
@@ -67,8 +68,7 @@ Placement::Placement(const Session& session, WorkerPool* pool)
 std::uint64_t Placement::RefinedKey(TaskIndex task, std::uint64_t key) const {
   for (const auto& tier : session_.plugins().placement_class) {
     for (const PlacementClassExtension* p : tier) {
-      // Mixed as boost's hash_combine does, widened to 64 bits.
-      key ^= p->ClassKey(session_, task) + 0x9e3779b97f4a7c15ULL + (key << 12) + (key >> 4);
+      key = HashCombine(key, p->ClassKey(session_, task));
     }
   }
   return key;

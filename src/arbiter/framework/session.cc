@@ -68,16 +68,12 @@ void Session::OpenPlugins() {
 }
 
 void Session::ComputeReservations() {
-  reservation_.assign(snapshot_.jobs.size(), ResourceVector());
   queue_reserved_.assign(snapshot_.queues.size(), ResourceVector());
   for (JobIndex j : JobIndex::Range(job_count())) {
     if (!HoldsReservation(*this, j)) continue;
-    ResourceVector need = MinimumRequest(j);
+    const ResourceVector need = MinimumRequest(j);
     total_reserved_.Add(need);
-    if (const QueueIndex q = job(j).queue_index; q != kNoQueue) {
-      queue_reserved_[q.pos()].Add(need);
-    }
-    reservation_[j.pos()] = std::move(need);
+    if (const QueueIndex q = job(j).queue_index; q != kNoQueue) queue_reserved_[q.pos()].Add(need);
   }
 }
 

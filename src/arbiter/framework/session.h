@@ -73,9 +73,8 @@ class Session {
   // What the job needs to start: its minResources, or else the requests of the pending tasks
   // (in task order) that would bring it to minMember.
   ResourceVector MinimumRequest(JobIndex j) const;
-  // What an admitted group not yet at its minimum holds back for admission at the session's
-  // start (outcome.h: HoldsReservation), zero for every other job; and the sum per queue.
-  const ResourceVector& reservation(JobIndex j) const { return reservation_[j.pos()]; }
+  // What admitted groups not yet at their minimum hold back for admission at the session's start
+  // (outcome.h: HoldsReservation), per queue and in all.
   const ResourceVector& queue_reserved(QueueIndex q) const { return queue_reserved_[q.pos()]; }
   const ResourceVector& total_reserved() const { return total_reserved_; }
 
@@ -144,7 +143,6 @@ class Session {
   std::vector<std::vector<HostPort>> ports_;
   std::vector<std::uint64_t> node_version_;
   std::vector<PodGroupPhase> job_phase_;
-  std::vector<ResourceVector> reservation_;
   std::vector<ResourceVector> queue_reserved_;
   ResourceVector total_reserved_;
   std::vector<TaskIndex> committed_;
