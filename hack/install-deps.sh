@@ -11,7 +11,7 @@ packages=(
   clang-16 libclang-rt-16-dev clang-format-16 clang-tidy-16
   # libraries
   libcurl4-openssl-dev libsimdjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
-  libcli11-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev
+  libcli11-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libboost-dev
   # tests and benchmarks; a headless Chromium renders the simulator's HTML report in a test
   libgtest-dev libgmock-dev libbenchmark-dev chromium-headless-shell
   # scripts: the local cluster's certificates, free ports (ss), detached daemons and port locks
