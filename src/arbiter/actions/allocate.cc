@@ -21,9 +21,9 @@ bool Admitted(PodGroupPhase phase) {
   return phase == PodGroupPhase::kInqueue || phase == PodGroupPhase::kRunning;
 }
 
-// The order in which to try a job's pending tasks: what minTaskMember still needs, then the
-// rest, each part in task order.
-std::vector<TaskIndex> TryOrder(const Session& session, JobIndex j) {
+}  // namespace
+
+std::vector<TaskIndex> GangTryOrder(const Session& session, JobIndex j) {
   const std::vector<TaskIndex> pending = session.PendingTasks(j);
   std::vector<TaskIndex> order;
   std::set<TaskIndex> taken;
@@ -43,6 +43,8 @@ std::vector<TaskIndex> TryOrder(const Session& session, JobIndex j) {
   return order;
 }
 
+namespace {
+
 std::string GangMessage(const Session& session, JobIndex j, std::int32_t placed,
                         const std::string& failure) {
   const JobInfo& job = session.job(j);
@@ -55,10 +57,12 @@ std::string GangMessage(const Session& session, JobIndex j, std::int32_t placed,
 void AllocateJob(Session& session, JobIndex j) {
   ++session.stats().jobs_considered;
   Statement statement(session);
+  // Room held for the job's nominated pods is the job's to use now (held again on Discard).
+  for (TaskIndex t : session.job(j).tasks) statement.ReleaseHold(t);
   std::vector<TaskIndex> failed;
   std::optional<std::pair<TaskIndex, PlacementFailure>> first_failure;
   std::optional<std::string> capped;
-  for (TaskIndex t : TryOrder(session, j)) {
+  for (TaskIndex t : GangTryOrder(session, j)) {
     if (session.JobReady(j)) break;
     capped = session.ExceedsCapability(session.job(j).queue_index, t);
     if (capped.has_value()) break;

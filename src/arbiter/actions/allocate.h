@@ -11,9 +11,15 @@
 // job's other tasks with the same needs are not tried again (they would fail the same way).
 #pragma once
 
+#include <vector>
+
 #include "arbiter/framework/plugin.h"
 
 namespace arbiter {
+
+// The order in which to try a job's pending tasks: what minTaskMember still needs, then the
+// rest, each part in task order (preemption plans in the same order).
+std::vector<TaskIndex> GangTryOrder(const Session& session, JobIndex j);
 
 class AllocateAction final : public Action {
  public:

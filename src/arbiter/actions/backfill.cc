@@ -65,11 +65,13 @@ void BackfillAction::Execute(Session& session) {
       continue;
     }
     PlacementFailure why;
+    Statement statement(session);
+    statement.ReleaseHold(*next);  // held again unless the task is placed
     if (std::optional<NodeIndex> node = session.placement().PickNode(*next, &why)) {
-      Statement statement(session);
       statement.Allocate(*next, *node);
       statement.Commit();
     } else {
+      statement.Discard();
       std::string message = why.Message(session, *next);
       session.RecordTaskUnschedulable(*next, TaskReason::kNoNodeFits, message);
       job_failed.emplace_back(*next, std::move(message));

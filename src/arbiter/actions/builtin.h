@@ -1,5 +1,5 @@
 // The actions Arbiter ships, registered under their configuration names: enqueue, allocate,
-// backfill. Called from main() and from tests that build a Scheduler.
+// preempt, reclaim, backfill. Called from main() and from tests that build a Scheduler.
 #pragma once
 
 #include "arbiter/framework/registry.h"

@@ -154,7 +154,7 @@ TEST(Enqueue, AdmissionClearsTheNotEnqueuedCondition) {
 }
 
 TEST(Enqueue, WithAllocateAnAdmittedGangRunsInTheSameSession) {
-  FakeCluster cluster;  // enqueue, allocate, backfill
+  FakeCluster cluster;  // the default actions
   cluster.Add(MakeNode("n0").Cpu("4").Build());
   cluster.Add(MakePodGroup("g").MinMember(2).MinResource("cpu", "2").Build());
   for (int i = 0; i < 2; ++i) {

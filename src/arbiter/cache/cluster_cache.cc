@@ -156,6 +156,12 @@ void ClusterCache::UpsertPod(const Pod& pod) {
         HashCombine(HashCombine(entry.placement_hash, static_cast<std::uint64_t>(port.port)),
                     std::hash<std::string>{}(port.protocol));
   }
+  // The watch settles an eviction once it shows the deletion, and a nomination once it shows it.
+  if (pod.meta.deletion_timestamp.has_value() || IsTerminal(pod)) entry.evicting_until.reset();
+  if (entry.nominated.has_value() && pod.status.nominated_node_name == *entry.nominated) {
+    entry.nominated.reset();
+    entry.nominated_until.reset();
+  }
   // The watch settles an assumption: the pod is bound (to whichever node), or finished.
   if (!pod.spec.node_name.empty() || IsTerminal(pod)) {
     entry.assumed_node.clear();
@@ -173,6 +179,7 @@ void ClusterCache::DeletePod(const Pod& pod) {
   UncountLocked(it->second);
   UnlinkLocked(it->second);
   expiring_.erase(it->first);
+  preempting_.erase(it->first);
   pods_.erase(it);
   ++generation_;
 }
@@ -254,8 +261,55 @@ void ClusterCache::BindFailed(const std::string& pod_uid, Clock::MonotonicTime n
   expiring_.insert(pod_uid);
 }
 
+void ClusterCache::AssumeEvicting(const std::string& pod_uid, Clock::MonotonicTime until) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod_uid);
+  if (it == pods_.end() || it->second.pod->meta.deletion_timestamp.has_value()) return;
+  it->second.evicting_until = until;
+  preempting_.insert(pod_uid);
+  ++generation_;
+}
+
+void ClusterCache::AssumeNominated(const std::string& pod_uid, const std::string& node,
+                                   Clock::MonotonicTime until) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod_uid);
+  if (it == pods_.end()) return;
+  if (it->second.pod->status.nominated_node_name == node) {
+    it->second.nominated.reset();
+    it->second.nominated_until.reset();
+  } else {
+    it->second.nominated = node;
+    it->second.nominated_until = until;
+    preempting_.insert(pod_uid);
+  }
+  ++generation_;
+}
+
 int ClusterCache::ExpireAssumed(Clock::MonotonicTime now) {
   std::lock_guard lock(mu_);
+  for (auto uid = preempting_.begin(); uid != preempting_.end();) {
+    auto it = pods_.find(*uid);
+    if (it == pods_.end()) {
+      uid = preempting_.erase(uid);
+      continue;
+    }
+    PodEntry& entry = it->second;
+    if (entry.evicting_until.has_value() && *entry.evicting_until <= now) {
+      entry.evicting_until.reset();
+      ++generation_;
+    }
+    if (entry.nominated_until.has_value() && *entry.nominated_until <= now) {
+      entry.nominated.reset();
+      entry.nominated_until.reset();
+      ++generation_;
+    }
+    if (!entry.evicting_until.has_value() && !entry.nominated.has_value()) {
+      uid = preempting_.erase(uid);
+    } else {
+      ++uid;
+    }
+  }
   int expired = 0;
   for (auto uid = expiring_.begin(); uid != expiring_.end();) {
     auto it = pods_.find(*uid);
@@ -416,12 +470,20 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
       task.constraint_hash = entry->constraint_hash;
       task.placement_hash = entry->placement_hash;
       task.state = StateOf(*entry->pod, !entry->assumed_node.empty());
+      if (entry->evicting_until.has_value() && HoldsNode(task.state)) {
+        task.state = TaskState::kReleasing;
+      }
       const std::string& node =
           entry->pod->spec.node_name.empty() ? entry->assumed_node : entry->pod->spec.node_name;
       if (!node.empty() && task.state != TaskState::kSucceeded &&
           task.state != TaskState::kFailed) {
         auto it = node_index.find(node);
         task.node = it == node_index.end() ? kNoNode : it->second;
+      } else if (const std::string& nominated =
+                     entry->nominated.value_or(entry->pod->status.nominated_node_name);
+                 !nominated.empty() && task.state == TaskState::kPending) {
+        auto it = node_index.find(nominated);
+        task.nominated = it == node_index.end() ? kNoNode : it->second;
       }
       task.job = job_index;
       job.tasks.push_back(TaskIndex::Of(snapshot.tasks.size()));

@@ -70,7 +70,17 @@ class ClusterCache {
   // otherwise or `now + ttl` passes (then ExpireAssumed forgets it).
   void BindFailed(const std::string& pod_uid, Clock::MonotonicTime now,
                   std::chrono::nanoseconds ttl);
-  // Forgets failed assumptions whose expiry has passed; returns how many.
+  // Preemption decided to evict the pod: it is releasing its node (TaskState::kReleasing) until
+  // the watch shows it being deleted or gone, or `until` passes (the eviction was refused, e.g. by
+  // a PodDisruptionBudget: it runs on). So the next session neither counts it as running nor
+  // chooses it again.
+  void AssumeEvicting(const std::string& pod_uid, Clock::MonotonicTime until);
+  // Preemption nominated the pod to `node` (empty: cleared the nomination): the snapshot says so
+  // until the watch shows the pod's status.nominatedNodeName equal to it, or `until` passes.
+  void AssumeNominated(const std::string& pod_uid, const std::string& node,
+                       Clock::MonotonicTime until);
+  // Forgets failed assumptions whose expiry has passed; returns how many binds it forgot.
+  // Evictions and nominations the watch never confirmed are forgotten too.
   int ExpireAssumed(Clock::MonotonicTime now);
   // Drops an assumption at once (the pod was bound elsewhere, or the bind was refused for good).
   void Forget(const std::string& pod_uid);
@@ -124,6 +134,9 @@ class ClusterCache {
     std::vector<HostPort> host_ports;     // read once per update, as the hashes below
     std::uint64_t constraint_hash = 0;
     std::uint64_t placement_hash = 0;
+    std::optional<Clock::MonotonicTime> evicting_until;  // AssumeEvicting
+    std::optional<std::string> nominated;                // AssumeNominated
+    std::optional<Clock::MonotonicTime> nominated_until;
   };
 
   void CountLocked(PodEntry& entry);
@@ -143,6 +156,8 @@ class ClusterCache {
   std::map<std::string, PodEntry, std::less<>> pods_;             // by uid
   std::map<std::string, GroupEntry, std::less<>> groups_;         // by ns/name
   JobMap jobs_;  // every job with a task or a PodGroup
+  // Pods with an assumed eviction or nomination: what ExpireAssumed visits for them.
+  std::set<std::string, std::less<>> preempting_;
   // Pods whose failed bind has an expiry: what ExpireAssumed visits, rather than every pod.
   std::set<std::string, std::less<>> expiring_;
   std::map<std::string, std::shared_ptr<const Queue>, std::less<>> queues_;

@@ -297,6 +297,50 @@ TEST_F(ClusterCacheTest, ForgetDropsTheAssumptionAtOnce) {
 
 // --- Snapshot reuse ---
 
+// Preemption's decisions are assumed until the watch shows them, so that the next session does
+// not count an evicted pod as running nor choose it again.
+TEST_F(ClusterCacheTest, AssumedEvictionIsReleasingUntilTheWatchShowsTheDeletion) {
+  Pod pod = MakePod("p").Request("cpu", "1").OnNode("n1").Build();
+  cache_.UpsertPod(pod);
+  cache_.AssumeEvicting("default/p", kT0 + std::chrono::seconds(30));
+  EXPECT_EQ(TaskNamed(*Snap(), "p").state, TaskState::kReleasing);
+  EXPECT_EQ(NodeNamed("n1").used.Get(kCpuId), 1000);  // it still holds the node
+
+  pod.meta.deletion_timestamp = testing::TestEpoch();
+  cache_.UpsertPod(pod);
+  EXPECT_EQ(TaskNamed(*Snap(), "p").state, TaskState::kReleasing);
+  cache_.ExpireAssumed(kT0 + std::chrono::hours(1));  // nothing left to expire
+  EXPECT_EQ(TaskNamed(*Snap(), "p").state, TaskState::kReleasing);
+}
+
+TEST_F(ClusterCacheTest, RefusedEvictionIsForgottenAfterTheTtl) {
+  cache_.UpsertPod(MakePod("p").Request("cpu", "1").OnNode("n1").Build());
+  cache_.AssumeEvicting("default/p", kT0 + std::chrono::seconds(30));
+  cache_.ExpireAssumed(kT0 + std::chrono::seconds(29));
+  EXPECT_EQ(TaskNamed(*Snap(), "p").state, TaskState::kReleasing);
+  cache_.ExpireAssumed(kT0 + std::chrono::seconds(30));
+  EXPECT_EQ(TaskNamed(*Snap(), "p").state, TaskState::kRunning);
+}
+
+TEST_F(ClusterCacheTest, AssumedNominationHoldsUntilTheWatchShowsIt) {
+  Pod pod = MakePod("p").Request("cpu", "1").Build();
+  cache_.UpsertPod(pod);
+  const auto n1 = Snap()->FindNode("n1");
+  ASSERT_TRUE(n1.has_value());
+  cache_.AssumeNominated("default/p", "n1", kT0 + std::chrono::seconds(30));
+  EXPECT_EQ(TaskNamed(*Snap(), "p").nominated, *n1);
+  cache_.UpsertPod(pod);  // an update from before the nomination was written changes nothing
+  EXPECT_EQ(TaskNamed(*Snap(), "p").nominated, *n1);
+  pod.status.nominated_node_name = "n1";
+  cache_.UpsertPod(pod);
+  EXPECT_EQ(TaskNamed(*Snap(), "p").nominated, *n1);
+  // Cleared: the clearing is assumed too, then expires if the watch never shows it.
+  cache_.AssumeNominated("default/p", "", kT0 + std::chrono::seconds(30));
+  EXPECT_EQ(TaskNamed(*Snap(), "p").nominated, kNoNode);
+  cache_.ExpireAssumed(kT0 + std::chrono::seconds(31));
+  EXPECT_EQ(TaskNamed(*Snap(), "p").nominated, *n1);
+}
+
 TEST_F(ClusterCacheTest, SnapshotIsReusedUntilSomethingChanges) {
   auto first = cache_.TakeSnapshot(TestEpoch());
   const std::uint64_t generation = cache_.generation();

@@ -10,6 +10,8 @@ std::string_view TaskStateName(TaskState state) {
       return "Pending";
     case TaskState::kAllocated:
       return "Allocated";
+    case TaskState::kPipelined:
+      return "Pipelined";
     case TaskState::kBinding:
       return "Binding";
     case TaskState::kBound:
@@ -42,6 +44,7 @@ bool HoldsNode(TaskState state) {
 bool CountsTowardGang(TaskState state) {
   switch (state) {
     case TaskState::kAllocated:
+    case TaskState::kPipelined:
     case TaskState::kBinding:
     case TaskState::kBound:
     case TaskState::kRunning:

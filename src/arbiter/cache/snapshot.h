@@ -53,8 +53,11 @@ inline constexpr QueueIndex kNoQueue{-1};
 enum class TaskState : std::uint8_t {
   kPending,    // on no node
   kAllocated,  // placed by this session; only a session's working state holds it
-  kBinding,    // assumed: this scheduler chose a node, the watch has not confirmed the bind yet
-  kBound,      // spec.nodeName set, not running yet
+  // Nominated by this session to room that evicted pods are freeing (preemption); counts
+  // towards its gang in the plan but holds nothing until bound. Only a working state holds it.
+  kPipelined,
+  kBinding,  // assumed: this scheduler chose a node, the watch has not confirmed the bind yet
+  kBound,    // spec.nodeName set, not running yet
   kRunning,
   kReleasing,  // being deleted, still holding its node
   kSucceeded,
@@ -91,6 +94,8 @@ struct TaskInfo {
   std::uint64_t placement_hash = 0;
   TaskState state = TaskState::kPending;
   NodeIndex node = kNoNode;
+  // A pending pod's status.nominatedNodeName: the node whose room preemption is freeing for it.
+  NodeIndex nominated = kNoNode;
   JobIndex job{0};
 
   const std::string& namespace_name() const { return pod->meta.namespace_name; }

@@ -5,10 +5,20 @@
 
 namespace arbiter {
 
-void Applier::Apply(const SessionResult& result, const Snapshot& snapshot, Effects& effects) {
+void Applier::Apply(const SessionResult& result, const Snapshot& snapshot, Effects& effects,
+                    Clock::MonotonicTime now) {
   for (const BindDecision& d : result.binds) cache_.Assume(d.pod_uid, d.node_name);
   if (!result.binds.empty()) effects.Bind(result.binds);
-  for (const EvictDecision& e : result.evictions) effects.Evict(e);
+  // Assumed before they are sent, as binds are: the next session must not count an evicted pod
+  // as running (nor choose it again), whatever the watch has delivered by then.
+  for (const EvictDecision& e : result.evictions) {
+    cache_.AssumeEvicting(e.pod_uid, now + options_.preemption_ttl);
+    effects.Evict(e);
+  }
+  for (const NominationDecision& n : result.nominations) {
+    cache_.AssumeNominated(n.pod_uid, n.node_name, now + options_.preemption_ttl);
+    effects.Nominate(n);
+  }
   if (!result.unschedulable.empty()) {
     // The pods as the snapshot saw them: one pass over the tasks, looked up by uid.
     std::unordered_map<std::string_view, const Pod*> observed;

@@ -40,7 +40,10 @@ class Effects {
   virtual ~Effects() = default;
   // Sends the binds (already assumed); reports each outcome with Applier::BindDone.
   virtual void Bind(const std::vector<BindDecision>& binds) = 0;
+  // Marks the pod DisruptionTarget, records a Preempted event and evicts it (Eviction API).
   virtual void Evict(const EvictDecision& eviction) = 0;
+  // Sets (or clears) a preemptor's pod's status.nominatedNodeName.
+  virtual void Nominate(const NominationDecision& nomination) = 0;
   // A pod stays pending: its FailedScheduling event and PodScheduled=False condition. `observed`
   // is the pod as the session's snapshot saw it (null when it was not there).
   virtual void ReportUnschedulable(const PodVerdict& verdict, const Pod* observed) = 0;
@@ -50,6 +53,9 @@ class Effects {
 
 struct ApplierOptions {
   std::chrono::nanoseconds failed_bind_ttl = std::chrono::seconds(30);
+  // How long an eviction or nomination the watch has not confirmed is assumed (an eviction a
+  // PodDisruptionBudget refused is not confirmed: the pod may be chosen again after this).
+  std::chrono::nanoseconds preemption_ttl = std::chrono::seconds(30);
 };
 
 class Applier {
@@ -60,7 +66,9 @@ class Applier {
 
   // Before a session: forgets the failed binds whose ttl passed; returns how many.
   int ExpireAssumed(Clock::MonotonicTime now) { return cache_.ExpireAssumed(now); }
-  void Apply(const SessionResult& result, const Snapshot& snapshot, Effects& effects);
+  // `now` starts the clocks of the evictions and nominations assumed in the cache.
+  void Apply(const SessionResult& result, const Snapshot& snapshot, Effects& effects,
+             Clock::MonotonicTime now);
   void BindDone(const BindDecision& bind, BindOutcome outcome, Clock::MonotonicTime now);
 
  private:

@@ -30,10 +30,44 @@ Status CheckKeys(std::string_view source, const std::string& where, const YAML::
   return Status::Ok();
 }
 
+// Reads preemption.<key>, if present, as a whole number in [min, max].
+Status ReadWhole(std::string_view source, const YAML::Node& section, const std::string& key,
+                 std::int64_t min, std::int64_t max, std::int64_t& out) {
+  const YAML::Node node = section[key];
+  if (!node) return Status::Ok();
+  std::int64_t value = 0;
+  if (!node.IsScalar() || !YAML::convert<std::int64_t>::decode(node, value) || value < min ||
+      value > max) {
+    return Invalid(
+        source, "preemption." + key,
+        "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+  }
+  out = value;
+  return Status::Ok();
+}
+
 StatusOr<SchedulerConfig> Convert(const YAML::Node& root, std::string_view source) {
   SchedulerConfig config;
   if (!root.IsMap()) return Invalid(source, "(root)", "expected a mapping");
-  ARBITER_RETURN_IF_ERROR(CheckKeys(source, "(root)", root, {"actions", "tiers", "filterThreads"}));
+  ARBITER_RETURN_IF_ERROR(
+      CheckKeys(source, "(root)", root, {"actions", "tiers", "filterThreads", "preemption"}));
+  if (const YAML::Node preemption = root["preemption"]) {
+    if (!preemption.IsMap()) return Invalid(source, "preemption", "expected a mapping");
+    ARBITER_RETURN_IF_ERROR(CheckKeys(source, "preemption", preemption,
+                                      {"maxGracePeriodSeconds", "nominationTimeoutSeconds",
+                                       "minRuntimeSeconds", "evictionsPerMinutePerQueue"}));
+    PreemptionConfig& p = config.preemption;
+    ARBITER_RETURN_IF_ERROR(ReadWhole(source, preemption, "maxGracePeriodSeconds", 0, 3600,
+                                      p.max_grace_period_seconds));
+    ARBITER_RETURN_IF_ERROR(ReadWhole(source, preemption, "nominationTimeoutSeconds", 1, 3600,
+                                      p.nomination_timeout_seconds));
+    ARBITER_RETURN_IF_ERROR(
+        ReadWhole(source, preemption, "minRuntimeSeconds", 0, 86400, p.min_runtime_seconds));
+    std::int64_t budget = p.evictions_per_minute_per_queue;
+    ARBITER_RETURN_IF_ERROR(
+        ReadWhole(source, preemption, "evictionsPerMinutePerQueue", 0, 1'000'000, budget));
+    p.evictions_per_minute_per_queue = static_cast<std::int32_t>(budget);
+  }
   if (const YAML::Node threads = root["filterThreads"]) {
     int value = -1;
     if (!threads.IsScalar() || !YAML::convert<int>::decode(threads, value) || value < 0 ||
@@ -123,7 +157,7 @@ StatusOr<SchedulerConfig> LoadSchedulerConfigFile(const std::string& path) {
 
 SchedulerConfig DefaultSchedulerConfig() {
   SchedulerConfig config;
-  config.actions = {"enqueue", "allocate", "backfill"};
+  config.actions = {"enqueue", "allocate", "preempt", "reclaim", "backfill"};
   config.tiers.push_back(TierConfig{{PluginConfig{"priority", {}}, PluginConfig{"gang", {}},
                                      PluginConfig{"drf", {}}, PluginConfig{"proportion", {}}}});
   config.tiers.push_back(

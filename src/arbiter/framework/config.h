@@ -1,6 +1,6 @@
 // SchedulerConfig: the scheduler's one YAML configuration file (ARCHITECTURE.md §3):
 //
-//   actions: [enqueue, allocate, backfill]      # run in this order every session
+//   actions: [enqueue, allocate, preempt, reclaim, backfill]   # in this order every session
 //   tiers:                                      # plugins, by tier
 //     - plugins:
 //         - name: priority
@@ -11,6 +11,11 @@
 //           arguments: {leastAllocatedWeight: 1, mostAllocatedWeight: 0, balancedWeight: 1}
 //   filterThreads: 0                            # optional: threads beside the session's own
 //                                               # that filter nodes for one task (0 to 64)
+//   preemption:                                 # optional, for the preempt and reclaim actions
+//     maxGracePeriodSeconds: 300                # cap on a victim's own grace period (0 to 3600)
+//     nominationTimeoutSeconds: 300             # a preemptor's wait for the room (1 to 3600)
+//     minRuntimeSeconds: 0                      # younger pods are never victims (0 to 86400)
+//     evictionsPerMinutePerQueue: 200           # 0: no budget
 //
 // Unknown keys are errors, naming where they are; plugin arguments are checked by the plugin's
 // factory when the scheduler is built (Scheduler::Create), so a typo fails at start-up, not later.
@@ -36,20 +41,36 @@ struct TierConfig {
   std::vector<PluginConfig> plugins;
 };
 
+// The preemption section (docs/preemption.md): how the preempt and reclaim actions evict. Which
+// of them run is the actions list.
+struct PreemptionConfig {
+  // A victim stops within its own terminationGracePeriodSeconds, at most this long.
+  std::int64_t max_grace_period_seconds = 300;
+  // How long a preemptor waits for the room its victims free before it may choose again.
+  std::int64_t nomination_timeout_seconds = 300;
+  // Pods that started less than this long ago are never victims.
+  std::int64_t min_runtime_seconds = 0;
+  // A queue that lost this many pods to preemption in the last minute loses no more until the
+  // minute passes (a plan that starts below it may go over once: a gang is evicted whole).
+  std::int32_t evictions_per_minute_per_queue = 200;
+  friend bool operator==(const PreemptionConfig&, const PreemptionConfig&) = default;
+};
+
 struct SchedulerConfig {
   std::vector<std::string> actions;
   std::vector<TierConfig> tiers;
   // Extra threads that filter and score nodes for one task when many nodes need it; 0 (the
   // default) filters on the session's thread only. docs/benchmarks.md says what it pays.
   int filter_threads = 0;
+  PreemptionConfig preemption;
 };
 
 // Parses the YAML text; `source` names it in errors (a file path).
 StatusOr<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml, std::string_view source);
 StatusOr<SchedulerConfig> LoadSchedulerConfigFile(const std::string& path);
 
-// actions enqueue, allocate, backfill; tier 1: priority, gang, drf, proportion; tier 2:
-// predicates, nodeorder.
+// actions enqueue, allocate, preempt, reclaim, backfill; tier 1: priority, gang, drf, proportion;
+// tier 2: predicates, nodeorder.
 SchedulerConfig DefaultSchedulerConfig();
 
 }  // namespace arbiter

@@ -69,7 +69,7 @@ std::string WithNodeOrderArgs(const std::string& arguments) {
 
 TEST(DefaultSchedulerConfig, ActionsAndTiers) {
   const SchedulerConfig config = DefaultSchedulerConfig();
-  EXPECT_THAT(config.actions, ElementsAre("enqueue", "allocate", "backfill"));
+  EXPECT_THAT(config.actions, ElementsAre("enqueue", "allocate", "preempt", "reclaim", "backfill"));
   ASSERT_THAT(config.tiers, SizeIs(2));
   // Orders and gang rules first (priority decides before anything later in its tier), then the
   // node rules.
@@ -137,8 +137,10 @@ TEST(ParseSchedulerConfig, EmptyArgumentsAreAccepted) {
 }
 
 TEST(ParseSchedulerConfig, UnknownRootKey) {
-  EXPECT_EQ(ParseError("actions: [allocate]\ntiers: []\nactoins: [enqueue]\n"),
-            "arbiter.yaml: (root): unknown key \"actoins\" (known: actions, filterThreads, tiers)");
+  EXPECT_EQ(
+      ParseError("actions: [allocate]\ntiers: []\nactoins: [enqueue]\n"),
+      "arbiter.yaml: (root): unknown key \"actoins\" (known: actions, filterThreads, preemption, "
+      "tiers)");
 }
 
 TEST(ParseSchedulerConfig, FilterThreads) {
@@ -221,6 +223,38 @@ TEST(ParseSchedulerConfig, WrongShapes) {
             "arbiter.yaml: tiers[0]: expected a mapping with \"plugins\"");
 }
 
+TEST(ParseSchedulerConfig, PreemptionSection) {
+  StatusOr<SchedulerConfig> config = ParseSchedulerConfig(
+      "actions: [allocate, preempt]\ntiers: []\npreemption:\n  maxGracePeriodSeconds: 60\n"
+      "  nominationTimeoutSeconds: 120\n  minRuntimeSeconds: 30\n"
+      "  evictionsPerMinutePerQueue: 0\n",
+      "arbiter.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->preemption.max_grace_period_seconds, 60);
+  EXPECT_EQ(config->preemption.nomination_timeout_seconds, 120);
+  EXPECT_EQ(config->preemption.min_runtime_seconds, 30);
+  EXPECT_EQ(config->preemption.evictions_per_minute_per_queue, 0);
+  // Absent: the safe defaults.
+  StatusOr<SchedulerConfig> plain =
+      ParseSchedulerConfig("actions: [allocate]\ntiers: []\n", "arbiter.yaml");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->preemption, PreemptionConfig{});
+}
+
+TEST(ParseSchedulerConfig, PreemptionSectionErrorsNameTheKey) {
+  EXPECT_EQ(ParseError("actions: [allocate]\ntiers: []\npreemption:\n  graceCap: 5\n"),
+            "arbiter.yaml: preemption: unknown key \"graceCap\" (known: "
+            "evictionsPerMinutePerQueue, maxGracePeriodSeconds, minRuntimeSeconds, "
+            "nominationTimeoutSeconds)");
+  EXPECT_EQ(ParseError("actions: [allocate]\ntiers: []\npreemption:\n  minRuntimeSeconds: -1\n"),
+            "arbiter.yaml: preemption.minRuntimeSeconds: expected a whole number from 0 to 86400");
+  EXPECT_EQ(
+      ParseError("actions: [allocate]\ntiers: []\npreemption:\n  nominationTimeoutSeconds: x\n"),
+      "arbiter.yaml: preemption.nominationTimeoutSeconds: expected a whole number from 1 to 3600");
+  EXPECT_EQ(ParseError("actions: [allocate]\ntiers: []\npreemption: [1]\n"),
+            "arbiter.yaml: preemption: expected a mapping");
+}
+
 TEST(ParseSchedulerConfig, InvalidYamlNamesTheSource) {
   EXPECT_THAT(ParseError("actions: [allocate\n"), HasSubstr("arbiter.yaml: not valid YAML"));
 }
@@ -236,8 +270,9 @@ TEST(SchedulerCreate, UnknownPluginIsNamed) {
 }
 
 TEST(SchedulerCreate, UnknownActionIsNamed) {
-  const std::string error = CreateError("actions: [enqueue, preempt]\ntiers: []\n");
-  EXPECT_EQ(error, "unknown action \"preempt\" (known: allocate, backfill, enqueue)");
+  const std::string error = CreateError("actions: [enqueue, preemt]\ntiers: []\n");
+  EXPECT_EQ(error,
+            "unknown action \"preemt\" (known: allocate, backfill, enqueue, preempt, reclaim)");
 }
 
 TEST(SchedulerCreate, NoActions) {
@@ -316,7 +351,8 @@ TEST(Registry, DuplicateNamesAreRefused) {
   });
   EXPECT_EQ(plugin.code(), StatusCode::kAlreadyExists);
   EXPECT_THAT(plugin.message(), HasSubstr("plugin \"gang\" registered twice"));
-  const Status action = registry.AddAction("allocate", [] { return nullptr; });
+  const Status action =
+      registry.AddAction("allocate", [](const SchedulerConfig&) { return nullptr; });
   EXPECT_EQ(action.code(), StatusCode::kAlreadyExists);
 }
 

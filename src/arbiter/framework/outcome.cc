@@ -49,8 +49,9 @@ bool HoldsReservation(const Session& session, JobIndex j) {
     return false;
   }
   const Condition* c = FindCondition(info.group->status.conditions, "Unschedulable");
-  return c == nullptr || !c->IsTrue() ||
-         ParseJobReason(c->reason) != JobReason::kNotEnoughResources;
+  if (c == nullptr || !c->IsTrue()) return true;
+  const std::optional<JobReason> reason = ParseJobReason(c->reason);
+  return reason != JobReason::kNotEnoughResources && reason != JobReason::kPreemptionWouldNotFit;
 }
 
 PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
@@ -67,7 +68,11 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
     all_terminal = all_terminal && IsTerminal(s);
   }
   const PodGroupPhase old_phase = session.job_phase(j);
-  const std::int32_t ready = session.job_ready_tasks(j);
+  // Pipelined pods count towards the gang in a preemption plan, but they are not placed yet.
+  const auto pipelined = static_cast<std::int32_t>(
+      std::count_if(info.tasks.begin(), info.tasks.end(),
+                    [&](TaskIndex t) { return session.task_state(t) == TaskState::kPipelined; }));
+  const std::int32_t ready = session.job_ready_tasks(j) - pipelined;
   PodGroupPhase phase = old_phase;
   const bool finished =
       old_phase == PodGroupPhase::kCompleted || old_phase == PodGroupPhase::kFailed;
@@ -118,9 +123,50 @@ SessionResult BuildResult(const Session& session) {
     result.binds.push_back({info.namespace_name(), info.name(), info.uid(),
                             session.node(session.task_node(t)).name()});
   }
+  for (const Session::Eviction& e : session.evictions()) {
+    const TaskInfo& info = session.task(e.victim);
+    const JobInfo& preemptor = session.job(e.preemptor);
+    std::string message =
+        "Preempted by " + preemptor.Key() + " (" + std::string(EvictionKindName(e.kind)) + ": ";
+    message += e.kind == EvictionKind::kPreempt
+                   ? "a job of higher priority in queue " + preemptor.queue + ")"
+                   : "queue " + preemptor.queue + " is below its deserved share)";
+    EvictDecision d;
+    d.namespace_name = info.namespace_name();
+    d.pod_name = info.name();
+    d.pod_uid = info.uid();
+    d.node_name = session.node(info.node).name();
+    d.reason = "PreemptionByScheduler";
+    d.message = std::move(message);
+    d.grace_period_seconds = e.grace_period_seconds;
+    d.kind = e.kind;
+    d.preemptor = preemptor.Key();
+    d.victim_job = session.job(info.job).Key();
+    d.queue = session.job(info.job).queue;
+    result.evictions.push_back(std::move(d));
+  }
+  for (TaskIndex t : session.nominations()) {
+    const TaskInfo& info = session.task(t);
+    if (info.pod->status.nominated_node_name == session.node(session.task_node(t)).name()) continue;
+    result.nominations.push_back({info.namespace_name(), info.name(), info.uid(),
+                                  session.node(session.task_node(t)).name()});
+  }
   for (std::size_t i = 0; i < snapshot.tasks.size(); ++i) {
     const auto t = TaskIndex::Of(i);
-    if (session.task_state(t) != TaskState::kPending) continue;
+    const TaskInfo& info = session.task(t);
+    // A nomination that no longer holds is cleared: the job is neither placed nor waiting for
+    // the room, and no new plan nominated the pod.
+    if (session.task_state(t) == TaskState::kPending &&
+        !info.pod->status.nominated_node_name.empty()) {
+      const Session::RecordedJobVerdict* jv = session.job_verdict(info.job);
+      if (jv == nullptr || jv->verdict.reason != JobReason::kWaitingForPreemption) {
+        result.nominations.push_back({info.namespace_name(), info.name(), info.uid(), ""});
+      }
+    }
+    if (session.task_state(t) != TaskState::kPending &&
+        session.task_state(t) != TaskState::kPipelined) {
+      continue;
+    }
     std::string message;
     if (const TaskVerdict* v = session.task_verdict(t)) {
       message = v->message;
@@ -130,7 +176,6 @@ SessionResult BuildResult(const Session& session) {
     } else {
       continue;
     }
-    const TaskInfo& info = session.task(t);
     result.unschedulable.push_back(
         {info.namespace_name(), info.name(), info.uid(), "FailedScheduling", std::move(message)});
   }

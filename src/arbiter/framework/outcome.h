@@ -24,8 +24,8 @@ bool PodsSettled(const Session& session, JobIndex j);
 // Whether an admitted group still holds a reservation of its MinimumRequest for admission: it
 // is Inqueue, below its minimum, able to start (not invalid; short of pods only during the
 // arrival grace), and not already found unplaceable (Unschedulable True with reason
-// NotEnoughResources). A gang that cannot start holds nothing, so it never keeps later groups
-// out.
+// NotEnoughResources or PreemptionWouldNotFit). A gang that cannot start holds nothing, so it never
+// keeps later groups out.
 bool HoldsReservation(const Session& session, JobIndex j);
 
 // The group's status after the session: phase from its tasks' states, counts, and the

@@ -133,7 +133,8 @@ TEST(SessionStats, EachActionAndPluginIsTimed) {
     actions.push_back(d.name);
     EXPECT_GE(d.nanos, 0) << d.name;
   }
-  EXPECT_EQ(actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
+  EXPECT_EQ(actions,
+            (std::vector<std::string>{"enqueue", "allocate", "preempt", "reclaim", "backfill"}));
   std::vector<std::string> plugins;
   plugins.reserve(result.stats.plugin_nanos.size());
   for (const NamedDuration& d : result.stats.plugin_nanos) plugins.push_back(d.name);

@@ -7,7 +7,7 @@ namespace arbiter {
 
 namespace {
 
-constexpr std::array<std::pair<JobReason, std::string_view>, 10> kJobReasons{{
+constexpr std::array<std::pair<JobReason, std::string_view>, 13> kJobReasons{{
     {JobReason::kInvalid, "Invalid"},
     {JobReason::kPodGroupNotFound, "PodGroupNotFound"},
     {JobReason::kNotEnoughPods, "NotEnoughPods"},
@@ -18,6 +18,9 @@ constexpr std::array<std::pair<JobReason, std::string_view>, 10> kJobReasons{{
     {JobReason::kQueueOverused, "QueueOverused"},
     {JobReason::kNotEnqueued, "NotEnqueued"},
     {JobReason::kNotEnoughResources, "NotEnoughResources"},
+    {JobReason::kPreemptionWouldNotFit, "PreemptionWouldNotFit"},
+    {JobReason::kWaitingForPreemption, "WaitingForPreemption"},
+    {JobReason::kPreempted, "Preempted"},
 }};
 
 }  // namespace

@@ -24,6 +24,12 @@ enum class JobReason : std::uint8_t {
   kQueueOverused,       // its queue has its deserved share while other queues wait
   kNotEnqueued,         // admission refused it (its queue's share is taken)
   kNotEnoughResources,  // its minimum does not fit on the nodes
+  // Preemption: evicting every pod it may preempt would still not make room for its minimum.
+  kPreemptionWouldNotFit,
+  // Preemption: its pods are nominated to room that evicted pods are still freeing.
+  kWaitingForPreemption,
+  // Preemption or reclaim evicted it below its minimum; its pods wait to start again.
+  kPreempted,
 };
 
 // The condition reason, e.g. "NotEnoughPods".

@@ -42,12 +42,13 @@ StatusOr<std::unique_ptr<Plugin>> Registry::MakePlugin(const std::string& name,
   return it->second(args);
 }
 
-StatusOr<std::unique_ptr<Action>> Registry::MakeAction(const std::string& name) const {
+StatusOr<std::unique_ptr<Action>> Registry::MakeAction(const std::string& name,
+                                                       const SchedulerConfig& config) const {
   auto it = actions_.find(name);
   if (it == actions_.end()) {
     return NotFoundError("unknown action \"" + name + "\" (known: " + Known(actions_) + ")");
   }
-  return it->second();
+  return it->second(config);
 }
 
 PluginArgs::PluginArgs(std::string plugin, const YAML::Node& node)

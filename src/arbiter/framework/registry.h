@@ -25,7 +25,10 @@
 namespace arbiter {
 
 using PluginFactory = std::function<StatusOr<std::unique_ptr<Plugin>>(const YAML::Node& args)>;
-using ActionFactory = std::function<std::unique_ptr<Action>()>;
+// An action's factory receives the whole configuration (preempt and reclaim read its preemption
+// section, validated when it was parsed).
+struct SchedulerConfig;
+using ActionFactory = std::function<std::unique_ptr<Action>(const SchedulerConfig& config)>;
 
 class Registry {
  public:
@@ -35,7 +38,8 @@ class Registry {
 
   StatusOr<std::unique_ptr<Plugin>> MakePlugin(const std::string& name,
                                                const YAML::Node& args) const;
-  StatusOr<std::unique_ptr<Action>> MakeAction(const std::string& name) const;
+  StatusOr<std::unique_ptr<Action>> MakeAction(const std::string& name,
+                                               const SchedulerConfig& config) const;
 
  private:
   std::map<std::string, PluginFactory, std::less<>> plugins_;

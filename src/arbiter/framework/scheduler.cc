@@ -29,7 +29,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
   std::unique_ptr<Scheduler> scheduler(new Scheduler());
   if (config.actions.empty()) return InvalidArgumentError("scheduler config: no actions");
   for (const std::string& name : config.actions) {
-    ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<Action> action, registry.MakeAction(name));
+    ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<Action> action, registry.MakeAction(name, config));
     scheduler->actions_.push_back(std::move(action));
   }
   if (config.filter_threads > 0) {
@@ -83,6 +83,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
 
 SessionResult Scheduler::RunSession(const Snapshot& snapshot, Clock::WallTime now) {
   Session session(snapshot, plugins_, now, filter_pool_.get());
+  session.set_history(&history_);
   std::vector<NamedDuration> action_nanos;
   action_nanos.reserve(actions_.size());
   for (const auto& action : actions_) {
@@ -96,6 +97,7 @@ SessionResult Scheduler::RunSession(const Snapshot& snapshot, Clock::WallTime no
   }
   SessionResult result = session.Finish();
   result.stats.action_nanos = std::move(action_nanos);
+  history_.Record(result.evictions, now);
   return result;
 }
 

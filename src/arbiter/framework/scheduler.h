@@ -20,6 +20,7 @@
 #include "arbiter/base/worker_pool.h"
 #include "arbiter/cache/snapshot.h"
 #include "arbiter/framework/config.h"
+#include "arbiter/framework/eviction_history.h"
 #include "arbiter/framework/plugin.h"
 #include "arbiter/framework/registry.h"
 #include "arbiter/framework/session_result.h"
@@ -43,6 +44,7 @@ class Scheduler {
   std::vector<std::unique_ptr<Action>> actions_;
   PluginSet plugins_;
   std::unique_ptr<WorkerPool> filter_pool_;  // config.filter_threads > 0
+  EvictionHistory history_;                  // what earlier sessions evicted
 };
 
 }  // namespace arbiter

@@ -7,6 +7,7 @@
 
 #include "arbiter/base/check.h"
 #include "arbiter/framework/outcome.h"
+#include "arbiter/model/placement_rules.h"
 
 namespace arbiter {
 
@@ -53,9 +54,76 @@ Session::Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::Wall
   node_version_.assign(snapshot.nodes.size(), 0);
   job_phase_.reserve(snapshot.jobs.size());
   for (const JobInfo& j : snapshot.jobs) job_phase_.push_back(j.phase);
+  queue_allocated_.assign(snapshot.queues.size(), ResourceVector());
+  releasing_.assign(snapshot.nodes.size(), ResourceVector());
+  for (const TaskInfo& t : snapshot.tasks) {
+    if (t.node == kNoNode) continue;
+    if (t.state == TaskState::kReleasing) {
+      releasing_[t.node.pos()].Add(t.request);
+    } else if (HoldsNode(t.state)) {
+      if (const QueueIndex q = job(t.job).queue_index; q != kNoQueue) {
+        queue_allocated_[q.pos()].Add(t.request);
+      }
+    }
+  }
+  ComputeHolds();
   OpenPlugins();
   placement_ = std::make_unique<Placement>(*this, pool_);
   ComputeReservations();
+}
+
+void Session::ComputeHolds() {
+  // Per node, the room its releasing pods will free goes to the pods nominated there first (in
+  // task order); what it does not cover is held out of the free room, so that nobody else takes
+  // it meanwhile.
+  std::vector<ResourceVector> unclaimed = releasing_;
+  for (TaskIndex t : TaskIndex::Range(static_cast<std::int32_t>(snapshot_.tasks.size()))) {
+    const TaskInfo& info = task(t);
+    if (info.nominated == kNoNode || info.state != TaskState::kPending) continue;
+    const auto n = info.nominated.pos();
+    if (!snapshot_.nodes[n].in_scope) continue;
+    const ResourceVector from_releasing = ResourceVector::Min(info.request, unclaimed[n]);
+    unclaimed[n].Subtract(from_releasing);
+    ResourceVector rest = info.request;
+    rest.Subtract(from_releasing);
+    const ResourceVector hold = ResourceVector::Min(rest, free_[n]);
+    free_[n].Subtract(hold);
+    holds_.emplace(t, hold);
+  }
+}
+
+const EvictionHistory& Session::history() const {
+  static const EvictionHistory kNone;
+  return history_ != nullptr ? *history_ : kNone;
+}
+
+const ResourceVector* Session::held(TaskIndex t) const {
+  auto it = holds_.find(t);
+  return it == holds_.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> Session::WaitingForNominatedRoom(JobIndex j) const {
+  std::vector<std::string> nodes;
+  for (TaskIndex t : job(j).tasks) {
+    const NodeIndex n = task(t).nominated;
+    if (n == kNoNode || task_state(t) != TaskState::kPending) continue;
+    if (node_releasing(n).IsZero()) continue;
+    if (std::find(nodes.begin(), nodes.end(), node(n).name()) == nodes.end()) {
+      nodes.push_back(node(n).name());
+    }
+  }
+  if (nodes.empty()) return std::nullopt;
+  std::string out = "waiting for preempted pods to leave node(s) ";
+  for (std::size_t i = 0; i < nodes.size(); ++i) out += (i > 0 ? ", " : "") + nodes[i];
+  return out;
+}
+
+bool Session::CanRestore(TaskIndex t) const {
+  const TaskInfo& info = task(t);
+  if (task_state(t) != TaskState::kReleasing || info.node == kNoNode) return false;
+  const auto n = info.node.pos();
+  if (!info.request.FitsIn(free_[n])) return false;
+  return info.host_ports.empty() || !HostPortsConflict(info.host_ports, ports_[n]);
 }
 
 void Session::OpenPlugins() {
@@ -134,9 +202,13 @@ void Session::RecordTaskUnschedulable(TaskIndex t, TaskReason reason, std::strin
 }
 
 void Session::RecordJobUnschedulable(JobIndex j, JobReason reason, std::string message,
-                                     bool tell_pods) {
-  job_verdicts_.try_emplace(j,
-                            RecordedJobVerdict{JobVerdict{reason, std::move(message)}, tell_pods});
+                                     bool tell_pods, bool replace) {
+  RecordedJobVerdict verdict{JobVerdict{reason, std::move(message)}, tell_pods};
+  if (replace) {
+    job_verdicts_.insert_or_assign(j, std::move(verdict));
+  } else {
+    job_verdicts_.try_emplace(j, std::move(verdict));
+  }
 }
 
 const TaskVerdict* Session::task_verdict(TaskIndex t) const {
@@ -149,14 +221,18 @@ const Session::RecordedJobVerdict* Session::job_verdict(JobIndex j) const {
   return it == job_verdicts_.end() ? nullptr : &it->second;
 }
 
-void Session::Place(TaskIndex t, NodeIndex n) {
+void Session::Place(TaskIndex t, NodeIndex n, TaskState as) {
   const auto ti = t.pos();
   const auto ni = n.pos();
   ARBITER_CHECK(task_state_[ti] == TaskState::kPending) << task(t).Key();
+  ARBITER_CHECK(as == TaskState::kAllocated || as == TaskState::kPipelined);
   ARBITER_CHECK(task(t).request.FitsIn(free_[ni])) << task(t).Key() << " on " << node(n).name();
-  task_state_[ti] = TaskState::kAllocated;
+  task_state_[ti] = as;
   task_node_[ti] = n;
   free_[ni].Subtract(task(t).request);
+  if (const QueueIndex q = job(task(t).job).queue_index; q != kNoQueue) {
+    queue_allocated_[q.pos()].Add(task(t).request);
+  }
   const std::vector<HostPort>& ports = task(t).host_ports;
   ports_[ni].insert(ports_[ni].end(), ports.begin(), ports.end());
   ++node_version_[ni];
@@ -168,9 +244,14 @@ void Session::Place(TaskIndex t, NodeIndex n) {
 
 void Session::Unplace(TaskIndex t) {
   const auto ti = t.pos();
-  ARBITER_CHECK(task_state_[ti] == TaskState::kAllocated) << task(t).Key();
+  ARBITER_CHECK(task_state_[ti] == TaskState::kAllocated ||
+                task_state_[ti] == TaskState::kPipelined)
+      << task(t).Key();
   const auto ni = task_node_[ti].pos();
   free_[ni].Add(task(t).request);
+  if (const QueueIndex q = job(task(t).job).queue_index; q != kNoQueue) {
+    queue_allocated_[q.pos()].Subtract(task(t).request);
+  }
   for (const HostPort& port : task(t).host_ports) {
     auto& ports = ports_[ni];
     auto it = std::find(ports.rbegin(), ports.rend(), port);
@@ -184,6 +265,73 @@ void Session::Unplace(TaskIndex t) {
   for (const auto& tier : plugins_.allocation_events) {
     for (AllocationEventExtension* p : tier) p->OnDeallocate(*this, t);
   }
+}
+
+void Session::Evict(TaskIndex t) {
+  const auto ti = t.pos();
+  const TaskState state = task_state_[ti];
+  ARBITER_CHECK(state == TaskState::kRunning || state == TaskState::kBound) << task(t).Key();
+  const auto ni = task_node_[ti].pos();
+  const TaskInfo& info = task(t);
+  free_[ni].Add(info.request);
+  releasing_[ni].Add(info.request);
+  for (const HostPort& port : info.host_ports) {
+    auto& ports = ports_[ni];
+    auto it = std::find(ports.rbegin(), ports.rend(), port);
+    ARBITER_CHECK(it != ports.rend());
+    ports.erase(std::next(it).base());
+  }
+  if (const QueueIndex q = job(info.job).queue_index; q != kNoQueue) {
+    queue_allocated_[q.pos()].Subtract(info.request);
+  }
+  task_state_[ti] = TaskState::kReleasing;
+  ++node_version_[ni];
+  for (const auto& tier : plugins_.allocation_events) {
+    for (AllocationEventExtension* p : tier) p->OnDeallocate(*this, t);
+  }
+}
+
+void Session::Restore(TaskIndex t, TaskState state) {
+  const auto ti = t.pos();
+  ARBITER_CHECK(task_state_[ti] == TaskState::kReleasing) << task(t).Key();
+  const auto ni = task_node_[ti].pos();
+  const TaskInfo& info = task(t);
+  ARBITER_CHECK(info.request.FitsIn(free_[ni])) << info.Key() << " on " << node(info.node).name();
+  free_[ni].Subtract(info.request);
+  releasing_[ni].Subtract(info.request);
+  ports_[ni].insert(ports_[ni].end(), info.host_ports.begin(), info.host_ports.end());
+  if (const QueueIndex q = job(info.job).queue_index; q != kNoQueue) {
+    queue_allocated_[q.pos()].Add(info.request);
+  }
+  task_state_[ti] = state;
+  ++node_version_[ni];
+  for (const auto& tier : plugins_.allocation_events) {
+    for (AllocationEventExtension* p : tier) p->OnAllocate(*this, t);
+  }
+}
+
+ResourceVector Session::ReleaseHold(TaskIndex t) {
+  auto it = holds_.find(t);
+  if (it == holds_.end()) return {};
+  ResourceVector amount = std::move(it->second);
+  holds_.erase(it);
+  const auto ni = task(t).nominated.pos();
+  free_[ni].Add(amount);
+  ++node_version_[ni];
+  return amount;
+}
+
+void Session::RetakeHold(TaskIndex t, const ResourceVector& amount) {
+  const auto ni = task(t).nominated.pos();
+  ARBITER_CHECK(amount.FitsIn(free_[ni])) << task(t).Key();
+  free_[ni].Subtract(amount);
+  ++node_version_[ni];
+  holds_.insert_or_assign(t, amount);
+}
+
+void Session::CloseNode(NodeIndex n) {
+  free_[n.pos()] = ResourceVector();
+  ++node_version_[n.pos()];
 }
 
 SessionResult Session::Finish() {

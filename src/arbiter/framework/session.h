@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "arbiter/cache/snapshot.h"
+#include "arbiter/framework/eviction_history.h"
 #include "arbiter/framework/placement.h"
 #include "arbiter/framework/plugin.h"
 #include "arbiter/framework/reason.h"
@@ -65,7 +66,22 @@ class Session {
   PodGroupPhase job_phase(JobIndex j) const { return job_phase_[j.pos()]; }
   // Admits a pending group (phase Inqueue) and tells the enqueue plugins.
   void AdmitJob(JobIndex j);
-  // Tasks of the job that count towards its gang (placed, or succeeded), in all and by task name.
+  // Sum of the requests of the queue's pods that hold or will hold a node (allocated, pipelined,
+  // binding, bound, running; not releasing), as the working state stands.
+  const ResourceVector& queue_allocated(QueueIndex q) const { return queue_allocated_[q.pos()]; }
+  // Requests of our pods being deleted on the node, still holding it (releasing).
+  const ResourceVector& node_releasing(NodeIndex n) const { return releasing_[n.pos()]; }
+  // Room held, out of what is free on its nominated node, for a pending pod that an earlier
+  // session's preemption nominated there (TaskInfo::nominated), or null. A pod's hold covers
+  // what the pods releasing there will not free; it is released when its job is tried.
+  const ResourceVector* held(TaskIndex t) const;
+  // Why the job waits rather than preempting again: some of its pods are nominated to nodes
+  // whose room is still being freed. Empty when none is.
+  std::optional<std::string> WaitingForNominatedRoom(JobIndex j) const;
+  // Whether an evicted pod could be given back to its node as things stand (room, host ports).
+  bool CanRestore(TaskIndex t) const;
+  // Tasks of the job that count towards its gang (placed or pipelined, or succeeded), in all and
+  // by task name.
   std::int32_t job_ready_tasks(JobIndex j) const;
   std::int32_t job_ready_tasks(JobIndex j, const std::string& task_name) const;
   // The job's pending tasks in task order.
@@ -99,6 +115,9 @@ class Session {
   // The sum of the plugins' scores of a task on a node.
   double Score(TaskIndex t, NodeIndex n) const { return placement_->Score(t, n); }
   Placement& placement() { return *placement_; }
+  // What earlier sessions of the same scheduler evicted (empty unless the Scheduler lends it).
+  const EvictionHistory& history() const;
+  void set_history(const EvictionHistory* history) { history_ = history; }
   const PluginSet& plugins() const { return plugins_; }
   const std::vector<std::uint64_t>& node_versions() const { return node_version_; }
 
@@ -106,8 +125,9 @@ class Session {
   // wins; a job's becomes its PodGroup's Unschedulable condition.
   void RecordTaskUnschedulable(TaskIndex t, TaskReason reason, std::string message);
   // With tell_pods false the verdict goes on the PodGroup only, not on its pods' events.
+  // With replace the verdict takes the place of one recorded earlier (preempt refines allocate's).
   void RecordJobUnschedulable(JobIndex j, JobReason reason, std::string message,
-                              bool tell_pods = true);
+                              bool tell_pods = true, bool replace = false);
   struct RecordedJobVerdict {
     JobVerdict verdict;
     bool tell_pods = true;
@@ -116,6 +136,16 @@ class Session {
   const RecordedJobVerdict* job_verdict(JobIndex j) const;
   // Tasks placed by committed statements, in commit order.
   const std::vector<TaskIndex>& committed() const { return committed_; }
+  // Pods evicted by committed preemption plans, in commit order, and what they were evicted for.
+  struct Eviction {
+    TaskIndex victim;
+    JobIndex preemptor;
+    EvictionKind kind = EvictionKind::kPreempt;
+    std::int64_t grace_period_seconds = 30;
+  };
+  const std::vector<Eviction>& evictions() const { return evictions_; }
+  // Tasks pipelined by committed preemption plans: nominated to the room being freed.
+  const std::vector<TaskIndex>& nominations() const { return nominations_; }
 
   SessionStats& stats() { return stats_; }
   const SessionStats& stats() const { return stats_; }
@@ -126,9 +156,21 @@ class Session {
 
  private:
   friend class Statement;
-  void Place(TaskIndex t, NodeIndex n);  // pending -> allocated
-  void Unplace(TaskIndex t);             // allocated -> pending, exactly undoing Place
+  // pending -> allocated (or pipelined)
+  void Place(TaskIndex t, NodeIndex n, TaskState as = TaskState::kAllocated);
+  void Unplace(TaskIndex t);  // allocated or pipelined -> pending, exactly undoing Place
+  void Evict(TaskIndex t);    // bound or running -> releasing: its room is free in the plan
+  void Restore(TaskIndex t, TaskState state);  // exactly undoes Evict
+  // Gives the task's held room back to its node's free room, and takes it again.
+  ResourceVector ReleaseHold(TaskIndex t);
+  void RetakeHold(TaskIndex t, const ResourceVector& amount);
+  // Nothing more is placed on the node this session: the room its evictions free is for the
+  // pipelined preemptor only until the victims are gone.
+  void CloseNode(NodeIndex n);
   void MarkCommitted(TaskIndex t) { committed_.push_back(t); }
+  void MarkEvicted(const Eviction& eviction) { evictions_.push_back(eviction); }
+  void MarkNominated(TaskIndex t) { nominations_.push_back(t); }
+  void ComputeHolds();
   void OpenPlugins();
   void ComputeReservations();
   // CHECKs that no plugin asks for verdicts while plugins are being opened.
@@ -145,11 +187,17 @@ class Session {
   std::vector<PodGroupPhase> job_phase_;
   std::vector<ResourceVector> queue_reserved_;
   ResourceVector total_reserved_;
+  std::vector<ResourceVector> queue_allocated_;
+  std::vector<ResourceVector> releasing_;
+  std::map<TaskIndex, ResourceVector> holds_;
   std::vector<TaskIndex> committed_;
+  std::vector<Eviction> evictions_;
+  std::vector<TaskIndex> nominations_;
   std::map<TaskIndex, TaskVerdict> task_verdicts_;
   std::map<JobIndex, RecordedJobVerdict> job_verdicts_;
   SessionStats stats_;
   WorkerPool* const pool_;
+  const EvictionHistory* history_ = nullptr;
   std::unique_ptr<Placement> placement_;  // made once the working state is
   bool opening_ = false;
   bool finished_ = false;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arbiter/model/pod_group.h"
@@ -20,6 +21,12 @@ struct BindDecision {
   std::string node_name;
 };
 
+// Why a pod is evicted: for a higher-priority job of its queue, or for a queue below its share.
+enum class EvictionKind : std::uint8_t { kPreempt, kReclaim };
+inline std::string_view EvictionKindName(EvictionKind kind) {
+  return kind == EvictionKind::kPreempt ? "preempt" : "reclaim";
+}
+
 // A pod to evict (preemption, reclaim): through the Eviction API, so that PodDisruptionBudgets
 // are honoured; the pod first gets the DisruptionTarget condition with `reason` and `message`.
 struct EvictDecision {
@@ -30,6 +37,19 @@ struct EvictDecision {
   std::string reason;     // e.g. "PreemptionByScheduler"
   std::string message;    // names the preemptor
   std::int64_t grace_period_seconds = 30;
+  EvictionKind kind = EvictionKind::kPreempt;
+  std::string preemptor;   // the job it makes room for, namespace/name
+  std::string victim_job;  // the job it belongs to, namespace/name
+  std::string queue;       // the victim's queue
+};
+
+// status.nominatedNodeName for a pod that preemption makes room for: set to the node whose room
+// its victims free, or cleared (node_name empty) once the nomination no longer holds.
+struct NominationDecision {
+  std::string namespace_name;
+  std::string pod_name;
+  std::string pod_uid;
+  std::string node_name;
 };
 
 // A pod that stays pending after this session, and why: the FailedScheduling event's note, e.g.
@@ -78,6 +98,7 @@ struct SessionStats {
 struct SessionResult {
   std::vector<BindDecision> binds;
   std::vector<EvictDecision> evictions;
+  std::vector<NominationDecision> nominations;
   std::vector<PodVerdict> unschedulable;
   std::vector<PodGroupUpdate> group_updates;
   std::vector<QueueUpdate> queue_updates;

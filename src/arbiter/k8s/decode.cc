@@ -467,6 +467,13 @@ Status ReadPodSpec(value& v, PodSpec& out) {
     }
     if (key == "affinity") return At("affinity", ReadAffinity(f, out.required_node_affinity));
     if (key == "overhead") return At("overhead", ReadResourceList(f, out.overhead));
+    if (key == "preemptionPolicy") {
+      return At("preemptionPolicy", ReadString(f, out.preemption_policy));
+    }
+    if (key == "terminationGracePeriodSeconds") {
+      return At("terminationGracePeriodSeconds",
+                ReadOptionalInt(f, out.termination_grace_period_seconds));
+    }
     return Status::Ok();
   });
 }
@@ -480,6 +487,10 @@ Status ReadPodStatus(value& v, PodStatus& out) {
       return Status::Ok();
     }
     if (key == "conditions") return At("conditions", ReadConditions(f, out.conditions));
+    if (key == "startTime") return At("startTime", ReadTime(f, out.start_time));
+    if (key == "nominatedNodeName") {
+      return At("nominatedNodeName", ReadString(f, out.nominated_node_name));
+    }
     return Status::Ok();
   });
 }
@@ -663,6 +674,9 @@ Status ReadPodGroupStatus(value& v, PodGroupStatus& out) {
     if (key == "running") return At("running", ReadInt32(f, out.running));
     if (key == "succeeded") return At("succeeded", ReadInt32(f, out.succeeded));
     if (key == "failed") return At("failed", ReadInt32(f, out.failed));
+    if (key == "preemptionCount") {
+      return At("preemptionCount", ReadInt32(f, out.preemption_count));
+    }
     if (key == "conditions") return At("conditions", ReadConditions(f, out.conditions));
     return Status::Ok();
   });

@@ -97,6 +97,10 @@ struct PodSpec {
   std::vector<Container> init_containers;
   std::vector<Container> containers;
   ResourceList overhead;
+  // "Never": the pod never evicts others to make room (PreemptLowerPriority when empty).
+  std::string preemption_policy;
+  // How long the pod has to stop once deleted (or evicted); the API server defaults it to 30.
+  std::optional<std::int64_t> termination_grace_period_seconds;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
 
@@ -109,6 +113,9 @@ PodPhase ParsePodPhase(std::string_view text);
 struct PodStatus {
   PodPhase phase = PodPhase::kPending;
   std::vector<Condition> conditions;
+  std::optional<Clock::WallTime> start_time;  // when the kubelet started it
+  // The node whose room is being freed for it by preemption.
+  std::string nominated_node_name;
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
 

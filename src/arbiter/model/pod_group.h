@@ -52,7 +52,9 @@ struct PodGroupStatus {
   std::int32_t running = 0;
   std::int32_t succeeded = 0;
   std::int32_t failed = 0;
-  std::vector<Condition> conditions;  // "Scheduled", "Unschedulable"
+  // Sessions in which preemption or reclaim evicted pods of this group.
+  std::int32_t preemption_count = 0;
+  std::vector<Condition> conditions;  // "Scheduled", "Unschedulable", "Preempted"
   friend bool operator==(const PodGroupStatus&, const PodGroupStatus&) = default;
 };
 

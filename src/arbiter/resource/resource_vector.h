@@ -21,12 +21,22 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
-#include <span>
 #include <vector>
 
+// GCC 12 warns, after inlining, that moving an inline small_vector may read past its inline
+// buffer (-Wstringop-overread): it cannot see that the size is at most the capacity. The
+// pragma covers the library's own lines only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
 #include <boost/container/small_vector.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include "arbiter/resource/resource_list.h"
 

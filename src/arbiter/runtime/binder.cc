@@ -5,6 +5,7 @@
 
 #include "arbiter/base/log.h"
 #include "arbiter/runtime/flag_values.h"
+#include "arbiter/runtime/status_json.h"
 
 namespace arbiter::runtime {
 namespace {
@@ -40,8 +41,17 @@ Binder::BindFunction Binder::BindWithApi(k8s::ApiClient& api) {
   };
 }
 
-Binder::EvictFunction Binder::EvictWithApi(k8s::ApiClient& api) {
-  return [&api](const EvictDecision& e) {
+Binder::EvictFunction Binder::EvictWithApi(k8s::ApiClient& api, const Clock& clock) {
+  return [&api, &clock](const EvictDecision& e) {
+    // The condition first, as kube-scheduler does: whoever watches the pod (its job controller)
+    // learns that the coming deletion is a disruption, not a failure of the pod.
+    Status marked =
+        api.Patch("/api/v1/namespaces/" + e.namespace_name + "/pods/" + e.pod_name + "/status",
+                  DisruptionTargetPatch(e.pod_uid, e.reason, e.message, clock.Now()),
+                  k8s::PatchType::kStrategicMerge)
+            .status();
+    if (marked.code() == StatusCode::kNotFound) return Status::Ok();  // gone already
+    if (!marked.ok()) return marked.WithContext("marking DisruptionTarget");
     return k8s::Evict(api, e.namespace_name, e.pod_name, e.grace_period_seconds);
   };
 }
@@ -159,7 +169,16 @@ void Binder::FinishEviction(const EvictDecision& eviction, const Status& status)
   const std::string pod = eviction.namespace_name + "/" + eviction.pod_name;
   if (status.ok()) {
     ARBITER_LOG(kInfo) << "evicted pod=" << pod << " node=" << eviction.node_name
-                       << " reason=" << eviction.reason;
+                       << " reason=" << eviction.reason << " preemptor=" << eviction.preemptor;
+    k8s::EventSpec event;
+    event.regarding.namespace_name = eviction.namespace_name;
+    event.regarding.name = eviction.pod_name;
+    event.regarding.uid = eviction.pod_uid;
+    event.type = "Normal";
+    event.reason = "Preempted";
+    event.action = "Preempting";
+    event.note = eviction.message;
+    record_event_(std::move(event));
     std::lock_guard lock(mu_);
     ++counts_.evicted;
     return;

@@ -83,7 +83,8 @@ class Binder {
   // The bind call of a real scheduler: k8s::Bind over `api`, which must outlive the binder.
   static BindFunction BindWithApi(k8s::ApiClient& api);
   // The eviction call: k8s::Evict over `api`, which must outlive the binder.
-  static EvictFunction EvictWithApi(k8s::ApiClient& api);
+  // Marks the pod DisruptionTarget=True (reason and message of the decision), then evicts it.
+  static EvictFunction EvictWithApi(k8s::ApiClient& api, const Clock& clock);
 
  private:
   void Work();

@@ -72,6 +72,7 @@ class BinderTest : public testing::Test {
       explicit ToBinder(Binder& binder) : binder_(binder) {}
       void Bind(const std::vector<BindDecision>& binds) override { binder_.Submit(binds); }
       void Evict(const EvictDecision& /*eviction*/) override {}
+      void Nominate(const NominationDecision& /*nomination*/) override {}
       void ReportUnschedulable(const PodVerdict& /*verdict*/, const Pod* /*observed*/) override {}
       void WriteGroupStatus(const PodGroupUpdate& /*update*/) override {}
       void WriteQueueStatus(const QueueUpdate& /*update*/) override {}
@@ -81,7 +82,7 @@ class BinderTest : public testing::Test {
     } effects(binder);
     SessionResult result;
     result.binds.push_back(decision);
-    applier_.Apply(result, Snapshot(), effects);
+    applier_.Apply(result, Snapshot(), effects, clock_.MonotonicNow());
   }
 
   std::vector<std::string> calls() {
@@ -91,7 +92,8 @@ class BinderTest : public testing::Test {
 
   FakeClock clock_;
   ClusterCache cache_{CacheOptions{}};
-  Applier applier_{cache_, ApplierOptions{.failed_bind_ttl = seconds(30)}};
+  Applier applier_{cache_,
+                   ApplierOptions{.failed_bind_ttl = seconds(30), .preemption_ttl = seconds(30)}};
   Events events_;
   std::mutex mu_;
   std::vector<std::string> calls_;

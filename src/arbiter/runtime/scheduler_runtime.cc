@@ -32,6 +32,9 @@ class SchedulerRuntime::ApiEffects final : public Effects {
 
   void Bind(const std::vector<BindDecision>& binds) override { r_.binder_.Submit(binds); }
   void Evict(const EvictDecision& eviction) override { r_.binder_.SubmitEviction(eviction); }
+  void Nominate(const NominationDecision& nomination) override {
+    r_.status_writer_.WriteNomination(nomination);
+  }
 
   void ReportUnschedulable(const PodVerdict& v, const Pod* observed) override {
     static const std::vector<Condition> kNoConditions;
@@ -78,12 +81,13 @@ SchedulerRuntime::SchedulerRuntime(k8s::HttpTransport& transport,
       options_(std::move(options)),
       clock_(clock),
       cache_(options_.cache),
-      applier_(cache_, ApplierOptions{.failed_bind_ttl = options_.binder.failed_bind_ttl}),
+      applier_(cache_, ApplierOptions{.failed_bind_ttl = options_.binder.failed_bind_ttl,
+                                      .preemption_ttl = std::chrono::seconds(30)}),
       events_(api_, options_.events, clock_),
       recorded_verdicts_(options_.event_repeat_interval),
       status_writer_(api_, clock_, options_.status_writer),
       binder_(
-          Binder::BindWithApi(api_), Binder::EvictWithApi(api_),
+          Binder::BindWithApi(api_), Binder::EvictWithApi(api_, clock_),
           [this](k8s::EventSpec event) { events_.Record(std::move(event)); },
           [this](const BindDecision& bind, BindOutcome outcome) {
             applier_.BindDone(bind, outcome, clock_.MonotonicNow());
@@ -270,7 +274,7 @@ void SchedulerRuntime::RunSession() {
   SessionResult result = scheduler_->RunSession(*snapshot, now);
   const Clock::MonotonicTime decided = clock_.MonotonicNow();
 
-  applier_.Apply(result, *snapshot, *effects_);
+  applier_.Apply(result, *snapshot, *effects_, clock_.MonotonicNow());
   const Clock::MonotonicTime applied = clock_.MonotonicNow();
   const std::uint64_t n = ++sessions_;
 

@@ -30,7 +30,7 @@ nlohmann::json ConditionJson(const Condition& c) {
 nlohmann::json StatusObject(const PodGroupStatus& status) {
   nlohmann::json conditions = nlohmann::json::array();
   for (const Condition& c : status.conditions) conditions.push_back(ConditionJson(c));
-  return {
+  nlohmann::json out = {
       {"phase", PodGroupPhaseName(status.phase)},
       {"scheduled", status.scheduled},
       {"running", status.running},
@@ -38,6 +38,8 @@ nlohmann::json StatusObject(const PodGroupStatus& status) {
       {"failed", status.failed},
       {"conditions", std::move(conditions)},
   };
+  if (status.preemption_count > 0) out["preemptionCount"] = status.preemption_count;
+  return out;
 }
 
 nlohmann::json ResourcesJson(const ResourceList& list) {
@@ -115,6 +117,31 @@ std::string UnschedulablePatch(std::string_view uid, std::string_view message,
   nlohmann::json patch = {
       {"metadata", {{"uid", uid}}},
       {"status", {{"conditions", nlohmann::json::array({std::move(condition)})}}},
+  };
+  return Dump(patch);
+}
+
+std::string DisruptionTargetPatch(std::string_view uid, std::string_view reason,
+                                  std::string_view message, Clock::WallTime now) {
+  nlohmann::json condition = {
+      {"type", kDisruptionTargetCondition},
+      {"status", "True"},
+      {"reason", reason},
+      {"message", TruncateUtf8(message, kMaxConditionMessage)},
+      {"lastTransitionTime", FormatRfc3339(now)},
+  };
+  nlohmann::json patch = {
+      {"metadata", {{"uid", uid}}},
+      {"status", {{"conditions", nlohmann::json::array({std::move(condition)})}}},
+  };
+  return Dump(patch);
+}
+
+std::string NominationPatch(std::string_view uid, std::string_view node) {
+  nlohmann::json patch = {
+      {"metadata", {{"uid", uid}}},
+      {"status",
+       {{"nominatedNodeName", node.empty() ? nlohmann::json(nullptr) : nlohmann::json(node)}}},
   };
   return Dump(patch);
 }

@@ -58,6 +58,18 @@ bool HasUnschedulableCondition(const std::vector<Condition>& observed, std::stri
 std::string UnschedulablePatch(std::string_view uid, std::string_view message,
                                const std::vector<Condition>& observed, Clock::WallTime now);
 
+// The condition kube-scheduler writes on a pod it is about to evict for preemption.
+inline constexpr std::string_view kDisruptionTargetCondition = "DisruptionTarget";
+
+// A strategic-merge patch for the pod's status subresource that sets DisruptionTarget=True with
+// `reason` (PreemptionByScheduler) and `message` (who preempts it, and why), guarded by the uid.
+std::string DisruptionTargetPatch(std::string_view uid, std::string_view reason,
+                                  std::string_view message, Clock::WallTime now);
+
+// A strategic-merge patch for the pod's status subresource that sets status.nominatedNodeName
+// to `node`, or removes it when `node` is empty; guarded by the uid.
+std::string NominationPatch(std::string_view uid, std::string_view node);
+
 // `text` cut to at most `max_bytes` bytes without splitting a UTF-8 sequence.
 std::string TruncateUtf8(std::string_view text, std::size_t max_bytes);
 

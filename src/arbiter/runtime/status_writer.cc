@@ -77,6 +77,20 @@ void StatusWriter::WriteUnschedulable(const PodVerdict& verdict,
   if (!queued) pods_.Forget(verdict.pod_uid, verdict.message);
 }
 
+void StatusWriter::WriteNomination(const NominationDecision& nomination) {
+  std::string key = nomination.namespace_name + "/" + nomination.pod_name;
+  std::string path = "/api/v1/namespaces/" + nomination.namespace_name + "/pods/" +
+                     nomination.pod_name + "/status";
+  std::string patch = NominationPatch(nomination.pod_uid, nomination.node_name);
+  queue_.Enqueue(
+      "pod nomination " + key, [this, key, path = std::move(path), patch = std::move(patch)] {
+        Status patched = api_.Patch(path, patch, k8s::PatchType::kStrategicMerge).status();
+        if (patched.ok() || patched.code() == StatusCode::kNotFound) return Status::Ok();
+        ARBITER_LOG(kWarning) << "pod nomination write failed pod=" << key << " error=" << patched;
+        return patched;
+      });
+}
+
 Status StatusWriter::PatchPod(const std::string& key, const PodVerdict& verdict,
                               const std::string& patch) {
   Status patched = api_.Patch("/api/v1/namespaces/" + verdict.namespace_name + "/pods/" +

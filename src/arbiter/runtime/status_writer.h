@@ -48,6 +48,8 @@ class StatusWriter {
   // Queues PodScheduled=False/Unschedulable with the verdict's message on its pod, unless
   // `observed` (the pod's conditions as the snapshot saw them) or a recent write already say so.
   void WriteUnschedulable(const PodVerdict& verdict, const std::vector<Condition>& observed);
+  // Sets or clears the pod's status.nominatedNodeName.
+  void WriteNomination(const NominationDecision& nomination);
 
   void Flush() { queue_.Flush(); }
   void Stop() { queue_.Stop(); }

@@ -44,6 +44,8 @@ struct Gang {
   std::string ps;                 // the parameter server's uid, when minTaskMember {ps: 1}
   std::set<std::string> deleted;
   std::set<std::string> failed;
+  std::map<std::string, Pod> specs;  // each pod as created, by uid: what a controller recreates
+  std::int32_t recreated = 0;
   bool ran = false;  // reached minMember counted pods after some session
 };
 
@@ -59,6 +61,8 @@ struct Report {
   std::int64_t binds = 0;
   std::int64_t gangs = 0;
   std::int64_t gangs_ran = 0;
+  std::int64_t evicted = 0;  // pods preemption and reclaim evicted
+  std::map<std::string, std::int32_t> evicted_per_gang;
 };
 
 class Contention {
@@ -195,6 +199,7 @@ class Contention {
       if (i == 0) gang.prototype = built;
       if (ps) gang.ps = built.meta.uid;
       gang.pods.push_back(built.meta.uid);
+      gang.specs.emplace(built.meta.uid, built);
       cluster_->Add(built);
     }
     gangs_.emplace(gang.key, std::move(gang));
@@ -216,6 +221,7 @@ class Contention {
           Fail(gang, uid);
         } else if (holds && (whole_gang_done || Chance(0.05))) {
           ARBITER_CHECK(cluster_->FinishPod(uid, PodPhase::kSucceeded).ok());
+          succeeded_.insert(uid);
         }
       }
     }
@@ -243,12 +249,45 @@ class Contention {
     }
     for (const std::string& uid : running) {
       ARBITER_CHECK(cluster_->FinishPod(uid, PodPhase::kSucceeded).ok());
+      succeeded_.insert(uid);
+    }
+  }
+
+  // A pod that preemption evicted is recreated under a new name, as its job's controller would
+  // (the simulated API server deleted it once its grace period passed).
+  void RecreateEvicted() {
+    for (auto& [key, gang] : gangs_) {
+      std::vector<std::string> gone;
+      for (const std::string& uid : gang.pods) {
+        if (gang.deleted.contains(uid) || cluster_->pods().contains(uid)) continue;
+        // A pod that finished while it was being evicted is gone too, and stays finished.
+        if (gang.failed.contains(uid) || succeeded_.contains(uid)) {
+          gang.deleted.insert(uid);
+        } else {
+          gone.push_back(uid);
+        }
+      }
+      for (const std::string& uid : gone) {
+        gang.deleted.insert(uid);
+        Pod again = gang.specs.at(uid);
+        again.meta.name = key.substr(key.find('/') + 1) + "-r" + std::to_string(gang.recreated++);
+        again.meta.uid = again.meta.namespace_name + "/" + again.meta.name;
+        again.meta.creation_timestamp = testing::TestEpoch() + std::chrono::seconds(Now());
+        if (uid == gang.ps) gang.ps = again.meta.uid;
+        gang.pods.push_back(again.meta.uid);
+        gang.specs.emplace(again.meta.uid, again);
+        cluster_->Add(again);
+      }
     }
   }
 
   void Session() {
     const SessionRecord record = cluster_->RunSession();
     report_.binds += static_cast<std::int64_t>(record.result.binds.size());
+    for (const EvictDecision& e : record.result.evictions) {
+      ++report_.evicted;
+      ++report_.evicted_per_gang[e.victim_job];
+    }
     const std::string at = "session " + std::to_string(cluster_->sessions_run()) + ": ";
     for (const Violation& v : CheckSessionInvariants(*cluster_, record, disturbed_)) {
       auto& into =
@@ -269,6 +308,7 @@ class Contention {
       }
       gang.ran = gang.ran || counted >= gang.min_member;
     }
+    RecreateEvicted();
   }
 
   // Nothing here overcommits a node, so every node, every resource, must stay within its
@@ -373,6 +413,7 @@ class Contention {
   std::vector<Node> nodes_;
   std::map<std::string, Gang> gangs_;
   std::set<std::string> disturbed_;
+  std::set<std::string> succeeded_;  // uids of the pods made to succeed
   std::int64_t next_gang_ = 0;
   Report report_;
 };

@@ -126,6 +126,7 @@ class Checker {
     struct Count {
       std::int32_t all = 0;
       std::map<std::string, std::int32_t> by_task;
+      std::int32_t holding = 0;  // of `all`, the pods that hold a node
       bool bound_now = false;
     };
     std::map<std::string, Count> counts;
@@ -136,6 +137,7 @@ class Checker {
       c.bound_now = c.bound_now || bound_now_.contains(uid);
       if (HoldsNode(pod) || pod.status.phase == PodPhase::kSucceeded) {
         ++c.all;
+        c.holding += HoldsNode(pod) ? 1 : 0;
         auto task = pod.meta.labels.find(std::string(kTaskLabel));
         ++c.by_task[task == pod.meta.labels.end() ? "" : task->second];
       }
@@ -157,7 +159,9 @@ class Checker {
             Fail(Invariant::kGang, what.append(" pods of task ").append(task));
           }
         }
-      } else if (c.all > 0 && c.all < min && !disturbed_.contains(key)) {
+      } else if (c.holding > 0 && c.all < min && !disturbed_.contains(key)) {
+        // A gang below its minimum that holds no node (only finished pods left, the rest
+        // evicted whole) wastes nothing and waits for its pods: not partially placed.
         Fail(Invariant::kGang, gang + " is partially placed: " += counted);
       }
     }

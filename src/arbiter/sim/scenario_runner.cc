@@ -15,7 +15,8 @@ namespace arbiter::sim {
 SimulatedCluster::SimulatedCluster(SimulatedClusterOptions options)
     : options_(std::move(options)),
       cache_(options_.cache),
-      applier_(cache_, ApplierOptions{.failed_bind_ttl = options_.failed_bind_ttl}),
+      applier_(cache_, ApplierOptions{.failed_bind_ttl = options_.failed_bind_ttl,
+                                      .preemption_ttl = std::chrono::seconds(30)}),
       fault_random_(options_.bind_faults.seed),
       scheduler_name_(options_.cache.scheduler_name) {}
 
@@ -99,7 +100,7 @@ SessionRecord SimulatedCluster::RunSessionAt(Clock::WallTime now) {
   record.result = scheduler_->RunSession(*snapshot, now_);
   record.scheduler_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  applier_.Apply(record.result, *snapshot, *this);
+  applier_.Apply(record.result, *snapshot, *this, Monotonic());
   record_ = nullptr;
   return record;
 }
@@ -157,6 +158,7 @@ void SimulatedCluster::CompleteBind(const BindDecision& bind) {
   Pod& pod = it->second;
   pod.spec.node_name = bind.node_name;
   pod.status.phase = PodPhase::kRunning;
+  pod.status.start_time = now_;
   cache_.UpsertPod(pod);
   if (record_ != nullptr) record_->bound.push_back(bind);
   applier_.BindDone(bind, BindOutcome::kBound, Monotonic());
@@ -166,8 +168,18 @@ void SimulatedCluster::Evict(const EvictDecision& eviction) {
   auto it = pods_.find(eviction.pod_uid);
   if (it == pods_.end() || it->second.meta.deletion_timestamp.has_value()) return;
   it->second.meta.deletion_timestamp = now_;
+  // As the scheduler marks it (runtime/binder.cc) before the Eviction API deletes it.
+  it->second.status.conditions.push_back(
+      Condition{"DisruptionTarget", "True", eviction.reason, eviction.message, now_});
   cache_.UpsertPod(it->second);
   deletions_.emplace(now_ + std::chrono::seconds(eviction.grace_period_seconds), eviction.pod_uid);
+}
+
+void SimulatedCluster::Nominate(const NominationDecision& nomination) {
+  auto it = pods_.find(nomination.pod_uid);
+  if (it == pods_.end()) return;
+  it->second.status.nominated_node_name = nomination.node_name;
+  cache_.UpsertPod(it->second);
 }
 
 void SimulatedCluster::ReportUnschedulable(const PodVerdict& /*verdict*/, const Pod* /*observed*/) {

@@ -128,6 +128,7 @@ class SimulatedCluster final : private Effects {
   // Effects.
   void Bind(const std::vector<BindDecision>& binds) override;
   void Evict(const EvictDecision& eviction) override;
+  void Nominate(const NominationDecision& nomination) override;
   void ReportUnschedulable(const PodVerdict& verdict, const Pod* observed) override;
   void WriteGroupStatus(const PodGroupUpdate& update) override;
   void WriteQueueStatus(const QueueUpdate& update) override;

@@ -87,6 +87,18 @@ class PodBuilder {
     pod_.status.phase = phase;
     return *this;
   }
+  PodBuilder& StartedAt(std::int64_t seconds_after_epoch) {
+    pod_.status.start_time = TestEpoch() + std::chrono::seconds(seconds_after_epoch);
+    return *this;
+  }
+  PodBuilder& PreemptionPolicy(std::string policy) {
+    pod_.spec.preemption_policy = std::move(policy);
+    return *this;
+  }
+  PodBuilder& GracePeriod(std::int64_t seconds) {
+    pod_.spec.termination_grace_period_seconds = seconds;
+    return *this;
+  }
   PodBuilder& NodeSelector(const std::string& k, std::string v) {
     pod_.spec.node_selector[k] = std::move(v);
     return *this;
@@ -181,6 +193,10 @@ class PodGroupBuilder {
   }
   PodGroupBuilder& MinResource(const std::string& resource, const std::string& q) {
     group_.spec.min_resources.Set(resource, Canonical(resource, q));
+    return *this;
+  }
+  PodGroupBuilder& Label(const std::string& k, std::string v) {
+    group_.meta.labels[k] = std::move(v);
     return *this;
   }
   PodGroupBuilder& Phase(PodGroupPhase phase) {

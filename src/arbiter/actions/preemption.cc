@@ -1,0 +1,456 @@
+#include "arbiter/actions/preemption.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "arbiter/actions/allocate.h"
+#include "arbiter/framework/placement.h"
+#include "arbiter/framework/statement.h"
+
+namespace arbiter {
+
+namespace {
+
+// A group still Pending may preempt too: enqueue refused it because the room is taken, which is
+// what preemption changes (a committed plan admits it).
+bool MayPreempt(PodGroupPhase phase) {
+  return phase == PodGroupPhase::kPending || phase == PodGroupPhase::kInqueue ||
+         phase == PodGroupPhase::kRunning;
+}
+
+// Whether enqueue or allocate found no room for the job's minimum this session (or its queue's
+// share taken), and no earlier preemption action made room.
+bool LackedRoom(const Session& session, JobIndex j) {
+  const Session::RecordedJobVerdict* v = session.job_verdict(j);
+  if (v == nullptr) return false;
+  switch (v->verdict.reason) {
+    case JobReason::kNotEnoughResources:
+    case JobReason::kNotEnqueued:
+    case JobReason::kPreemptionWouldNotFit:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsVictimState(TaskState state) {
+  return state == TaskState::kRunning || state == TaskState::kBound;
+}
+
+// When the pod started running (status.startTime), else when it was created.
+Clock::WallTime StartOf(const TaskInfo& task) {
+  return task.pod->status.start_time.value_or(task.pod->meta.creation_timestamp);
+}
+
+// A set of pods evicted together: one surplus pod, or every placed pod of a job.
+struct Unit {
+  JobIndex job{0};
+  bool whole = false;
+  std::vector<TaskIndex> tasks;
+};
+
+// What a choice of victims costs, compared in this order (smaller is better).
+struct Cost {
+  std::int32_t jobs_broken = 0;
+  std::int32_t top_priority = std::numeric_limits<std::int32_t>::min();
+  std::int64_t seconds_lost = 0;
+  std::int32_t pods = 0;
+  auto Key() const { return std::tie(jobs_broken, top_priority, seconds_lost, pods); }
+};
+
+class Planner {
+ public:
+  Planner(Session& session, JobIndex preemptor, const VictimFilter& allowed,
+          const PreemptionOptions& options, const QueueGuard& guard)
+      : session_(session),
+        preemptor_(preemptor),
+        allowed_(allowed),
+        options_(options),
+        guard_(guard) {
+    on_node_.resize(static_cast<std::size_t>(session.node_count()));
+    for (std::size_t i = 0; i < session.snapshot().tasks.size(); ++i) {
+      const auto t = TaskIndex::Of(i);
+      if (session.task_node(t) != kNoNode && IsVictimState(session.task_state(t))) {
+        on_node_[session.task_node(t).pos()].push_back(t);
+      }
+    }
+  }
+
+  // Whether `victim` may be evicted now, by every rule but gang safety.
+  bool Eligible(TaskIndex victim) const {
+    if (!IsVictimState(session_.task_state(victim))) return false;
+    const JobIndex j = session_.task(victim).job;
+    if (j == preemptor_ || NeverVictim(session_, victim, options_)) return false;
+    if (!allowed_(session_, preemptor_, victim)) return false;
+    const EvictionHistory& history = session_.history();
+    const JobInfo& job = session_.job(j);
+    if (options_.evictions_per_minute_per_queue > 0 &&
+        history.EvictedFromQueue(job.queue, session_.now() - std::chrono::minutes(1)) >=
+            options_.evictions_per_minute_per_queue) {
+      return false;
+    }
+    return !history.EvictedFor(session_.job(preemptor_).Key(), job.Key(),
+                               session_.now() - options_.no_repeat_window);
+  }
+
+  // Whether the job's surplus can lose this pod and keep its minMember and minTaskMember.
+  bool IsSurplus(TaskIndex victim) const {
+    const JobInfo& job = session_.job(session_.task(victim).job);
+    const JobIndex j = session_.task(victim).job;
+    if (session_.job_ready_tasks(j) - 1 < job.min_member) return false;
+    const std::string& name = session_.task(victim).task_name;
+    auto it = job.min_task_member.find(name);
+    return it == job.min_task_member.end() || session_.job_ready_tasks(j, name) - 1 >= it->second;
+  }
+
+  // Every placed pod of the job, if all of them may be evicted.
+  std::optional<Unit> WholeJob(JobIndex j) const {
+    Unit unit{j, true, {}};
+    for (TaskIndex t : session_.job(j).tasks) {
+      const TaskState s = session_.task_state(t);
+      if (s == TaskState::kPending || s == TaskState::kReleasing || s == TaskState::kSucceeded ||
+          s == TaskState::kFailed) {
+        continue;
+      }
+      if (!Eligible(t)) return std::nullopt;
+      unit.tasks.push_back(t);
+    }
+    if (unit.tasks.empty()) return std::nullopt;
+    return unit;
+  }
+
+  Cost CostOf(const std::vector<Unit>& units) const {
+    Cost cost;
+    for (const Unit& u : units) {
+      cost.jobs_broken += u.whole ? 1 : 0;
+      cost.top_priority = std::max(cost.top_priority, session_.job(u.job).priority);
+      for (TaskIndex t : u.tasks) {
+        cost.seconds_lost += std::chrono::duration_cast<std::chrono::seconds>(
+                                 session_.now() - StartOf(session_.task(t)))
+                                 .count();
+        ++cost.pods;
+      }
+    }
+    return cost;
+  }
+
+  // The victims on `node` that make room for `task`, cheapest first, or none.
+  std::optional<std::vector<Unit>> VictimsOn(TaskIndex task, NodeIndex node) const {
+    const ResourceVector& request = session_.task(task).request;
+    ResourceVector room = session_.node_free(node);
+    std::vector<TaskIndex> candidates;
+    for (TaskIndex v : on_node_[node.pos()]) {
+      if (Eligible(v)) candidates.push_back(v);
+    }
+    ResourceVector all = room;
+    for (TaskIndex v : candidates) all.Add(session_.task(v).request);
+    if (!request.FitsIn(all)) return std::nullopt;  // even every victim here is not enough
+
+    // Cheapest victims first: lowest job priority, then youngest, then by name.
+    std::sort(candidates.begin(), candidates.end(), [&](TaskIndex a, TaskIndex b) {
+      const TaskInfo& ta = session_.task(a);
+      const TaskInfo& tb = session_.task(b);
+      const auto pa = session_.job(ta.job).priority;
+      const auto pb = session_.job(tb.job).priority;
+      if (pa != pb) return pa < pb;
+      if (ta.priority != tb.priority) return ta.priority < tb.priority;
+      if (StartOf(ta) != StartOf(tb)) return StartOf(ta) > StartOf(tb);
+      return ta.Key() < tb.Key();
+    });
+    std::vector<Unit> units;
+    // What the units chosen so far take from each queue, for the guard.
+    std::map<QueueIndex, ResourceVector> from_queue;
+    const auto guard_allows = [&](const Unit& unit) {
+      if (!guard_) return true;
+      const QueueIndex q = session_.job(unit.job).queue_index;
+      ResourceVector taken = from_queue[q];
+      for (TaskIndex t : unit.tasks) taken.Add(session_.task(t).request);
+      return guard_(session_, q, taken);
+    };
+    const auto charge = [&](const Unit& unit, bool add) {
+      ResourceVector& taken = from_queue[session_.job(unit.job).queue_index];
+      for (TaskIndex t : unit.tasks) {
+        if (add) {
+          taken.Add(session_.task(t).request);
+        } else {
+          taken.Subtract(session_.task(t).request);
+        }
+      }
+    };
+    // Surplus pods, counted against each job's surplus as they are taken.
+    std::map<JobIndex, std::int32_t> taken;
+    std::map<std::pair<JobIndex, std::string>, std::int32_t> taken_by_name;
+    for (TaskIndex v : candidates) {
+      if (request.FitsIn(room)) break;
+      const TaskInfo& info = session_.task(v);
+      const JobInfo& job = session_.job(info.job);
+      const std::int32_t left = session_.job_ready_tasks(info.job) - taken[info.job] - 1;
+      if (left < job.min_member) continue;
+      if (auto it = job.min_task_member.find(info.task_name); it != job.min_task_member.end()) {
+        const std::int32_t left_named = session_.job_ready_tasks(info.job, info.task_name) -
+                                        taken_by_name[{info.job, info.task_name}] - 1;
+        if (left_named < it->second) continue;
+      }
+      Unit unit{info.job, false, {v}};
+      if (!guard_allows(unit)) continue;
+      ++taken[info.job];
+      ++taken_by_name[{info.job, info.task_name}];
+      charge(unit, true);
+      units.push_back(std::move(unit));
+      room.Add(info.request);
+    }
+    // Then whole jobs, in the same order (a job is placed by its cheapest pod here).
+    for (TaskIndex v : candidates) {
+      if (request.FitsIn(room)) break;
+      const JobIndex j = session_.task(v).job;
+      if (std::any_of(units.begin(), units.end(),
+                      [&](const Unit& u) { return u.whole && u.job == j; })) {
+        continue;
+      }
+      std::optional<Unit> whole = WholeJob(j);
+      if (!whole.has_value()) continue;
+      // Its surplus pods taken above become part of the whole job.
+      for (const Unit& u : units) {
+        if (u.job == j) charge(u, false);
+      }
+      if (!guard_allows(*whole)) {
+        for (const Unit& u : units) {
+          if (u.job == j) charge(u, true);
+        }
+        continue;
+      }
+      charge(*whole, true);
+      std::erase_if(units, [&](const Unit& u) { return u.job == j; });
+      room = session_.node_free(node);
+      for (const Unit& u : units) {
+        for (TaskIndex t : u.tasks) room.Add(session_.task(t).request);
+      }
+      for (TaskIndex t : whole->tasks) {
+        if (session_.task_node(t) == node) room.Add(session_.task(t).request);
+      }
+      units.push_back(std::move(*whole));
+    }
+    if (!request.FitsIn(room)) return std::nullopt;
+    return units;
+  }
+
+  Session& session() { return session_; }
+
+  // Whether any pod may be a victim at all (then planning is worth it).
+  bool AnyEligible() const {
+    for (const auto& tasks : on_node_) {
+      for (TaskIndex t : tasks) {
+        if (Eligible(t)) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  Session& session_;
+  const JobIndex preemptor_;
+  const VictimFilter& allowed_;
+  const PreemptionOptions& options_;
+  const QueueGuard& guard_;
+  std::vector<std::vector<TaskIndex>> on_node_;  // pods that could be victims, per node
+};
+
+void EvictUnit(Statement& statement, const Unit& unit) {
+  for (TaskIndex t : unit.tasks) statement.Evict(t);
+}
+
+// The job, priority and start of a unit, most valuable first: the order in which victims are
+// given back.
+bool MoreValuable(const Session& session, const Unit& a, const Unit& b) {
+  const auto pa = session.job(a.job).priority;
+  const auto pb = session.job(b.job).priority;
+  if (pa != pb) return pa > pb;
+  const Clock::WallTime sa = StartOf(session.task(a.tasks.front()));
+  const Clock::WallTime sb = StartOf(session.task(b.tasks.front()));
+  if (sa != sb) return sa < sb;  // the oldest lose the most
+  return session.task(a.tasks.front()).Key() < session.task(b.tasks.front()).Key();
+}
+
+}  // namespace
+
+PreemptionOptions PreemptionOptionsFrom(const PreemptionConfig& config) {
+  PreemptionOptions options;
+  options.min_runtime = std::chrono::seconds(config.min_runtime_seconds);
+  options.max_grace_seconds = config.max_grace_period_seconds;
+  options.nomination_timeout = std::chrono::seconds(config.nomination_timeout_seconds);
+  options.evictions_per_minute_per_queue = config.evictions_per_minute_per_queue;
+  return options;
+}
+
+std::optional<JobVerdict> WaitOrTimeout(const Session& session, JobIndex job,
+                                        const PreemptionOptions& options) {
+  std::optional<std::string> waiting = session.WaitingForNominatedRoom(job);
+  if (!waiting.has_value()) return std::nullopt;
+  const std::optional<Clock::WallTime> since =
+      session.history().LastPlanFor(session.job(job).Key());
+  if (since.has_value() && session.now() - *since > options.nomination_timeout) {
+    return JobVerdict{JobReason::kNotEnoughResources,
+                      "the room preemption was freeing is still not free after " +
+                          std::to_string(options.nomination_timeout.count()) +
+                          " s; the nomination is released (" + *waiting + ")"};
+  }
+  return JobVerdict{JobReason::kWaitingForPreemption, std::move(*waiting)};
+}
+
+bool NeverVictim(const Session& session, TaskIndex task, const PreemptionOptions& options) {
+  const TaskInfo& info = session.task(task);
+  const Pod& pod = *info.pod;
+  if (pod.meta.namespace_name == "kube-system") return true;
+  if (pod.spec.priority_class_name == "system-node-critical" ||
+      pod.spec.priority_class_name == "system-cluster-critical") {
+    return true;
+  }
+  if (auto it = pod.meta.labels.find(std::string(kPreemptableLabel));
+      it != pod.meta.labels.end() && it->second == "false") {
+    return true;
+  }
+  if (const auto& group = session.job(info.job).group; group != nullptr) {
+    if (auto it = group->meta.labels.find(std::string(kPreemptableLabel));
+        it != group->meta.labels.end() && it->second == "false") {
+      return true;
+    }
+  }
+  return session.now() - StartOf(info) < options.min_runtime;
+}
+
+bool PreemptionNever(const Session& session, JobIndex job) {
+  const std::vector<TaskIndex> pending = session.PendingTasks(job);
+  return std::any_of(pending.begin(), pending.end(), [&](TaskIndex t) {
+    return session.task(t).pod->spec.preemption_policy == "Never";
+  });
+}
+
+std::vector<JobIndex> PreemptorCandidates(const Session& session) {
+  std::vector<JobIndex> out;
+  for (JobIndex j : JobIndex::Range(session.job_count())) {
+    const JobInfo& job = session.job(j);
+    if (!MayPreempt(session.job_phase(j)) || job.queue_index == kNoQueue) continue;
+    if (!LackedRoom(session, j) || session.JobReady(j)) continue;
+    if (session.PendingTasks(j).empty() || session.CheckJob(j).has_value()) continue;
+    out.push_back(j);
+  }
+  std::sort(out.begin(), out.end(), [&](JobIndex a, JobIndex b) {
+    const QueueIndex qa = session.job(a).queue_index;
+    const QueueIndex qb = session.job(b).queue_index;
+    if (qa != qb) return qa < qb;
+    return session.JobBefore(a, b);
+  });
+  return out;
+}
+
+PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kind,
+                          const VictimFilter& allowed, const PreemptionOptions& options,
+                          const QueueGuard& guard) {
+  PreemptionPlan plan;
+  Planner planner(session, preemptor, allowed, options, guard);
+  // Nothing it may evict: the job's verdict stays what enqueue or allocate said.
+  if (!planner.AnyEligible()) return plan;
+  Statement statement(session);
+  std::vector<Unit> evicted;
+  std::vector<TaskIndex> failed;
+  for (TaskIndex t : GangTryOrder(session, preemptor)) {
+    if (session.JobReady(preemptor)) break;
+    if (std::any_of(failed.begin(), failed.end(),
+                    [&](TaskIndex f) { return session.placement().SameNeeds(f, t); })) {
+      continue;
+    }
+    // Idle room first: a node where nothing need leave.
+    PlacementFailure idle_failure;
+    if (std::optional<NodeIndex> node = session.placement().PickNode(t, &idle_failure)) {
+      statement.Pipeline(t, *node);
+      continue;
+    }
+    std::optional<std::pair<Cost, NodeIndex>> best;
+    std::vector<Unit> best_units;
+    for (NodeIndex n : NodeIndex::Range(session.node_count())) {
+      if (!session.node(n).in_scope) continue;
+      if (session.Filter(t, n).code == FilterResult::Code::kUnresolvable) continue;
+      std::optional<std::vector<Unit>> units = planner.VictimsOn(t, n);
+      if (!units.has_value()) continue;
+      // Resources are enough; the filters (host ports and the rest) decide once they are gone.
+      const Statement::Mark mark = statement.mark();
+      for (const Unit& u : *units) EvictUnit(statement, u);
+      const bool fits = session.Filter(t, n).fit();
+      statement.RollbackTo(mark);
+      if (!fits) continue;
+      const Cost cost = planner.CostOf(*units);
+      if (!best.has_value() || cost.Key() < best->first.Key()) {
+        best.emplace(cost, n);
+        best_units = std::move(*units);
+      }
+    }
+    if (!best.has_value()) {
+      failed.push_back(t);
+      if (plan.why_not.empty()) {
+        plan.why_not = "pod " + session.task(t).Key() +
+                       " fits on no node even without the pods it may preempt: " +
+                       idle_failure.Message(session, t, /*gang=*/true);
+      }
+      continue;
+    }
+    for (Unit& u : best_units) {
+      EvictUnit(statement, u);
+      if (u.whole) {
+        // Its surplus pods evicted for earlier tasks join it: given back together or not at all,
+        // so that a reprieve never leaves the job below its minimum.
+        for (auto it = evicted.begin(); it != evicted.end();) {
+          if (it->job != u.job) {
+            ++it;
+            continue;
+          }
+          u.tasks.insert(u.tasks.end(), it->tasks.begin(), it->tasks.end());
+          it = evicted.erase(it);
+        }
+      }
+      evicted.push_back(std::move(u));
+    }
+    statement.Pipeline(t, best->second);
+  }
+  if (!session.JobReady(preemptor) || evicted.empty()) {
+    // Nothing to evict means allocate left the job for a reason preemption does not change.
+    statement.Discard();
+    if (plan.why_not.empty() && !evicted.empty()) plan.why_not = "the job's minimum does not fit";
+    return plan;
+  }
+  // Reprieve: give back every victim the preemptor's placements do not need.
+  std::sort(evicted.begin(), evicted.end(),
+            [&](const Unit& a, const Unit& b) { return MoreValuable(session, a, b); });
+  for (const Unit& u : evicted) {
+    const Statement::Mark mark = statement.mark();
+    bool restored = true;
+    for (TaskIndex t : u.tasks) {
+      if (!session.CanRestore(t)) {
+        restored = false;
+        break;
+      }
+      statement.Restore(t);
+    }
+    if (!restored) statement.RollbackTo(mark);
+  }
+  plan.evicted = statement.evicted_count();
+  plan.pipelined = statement.pipelined_count();
+  statement.CommitPreemption(preemptor, kind, options.max_grace_seconds);
+  plan.committed = true;
+  if (session.job_phase(preemptor) == PodGroupPhase::kPending) session.AdmitJob(preemptor);
+  // A job evicted whole waits to start again: its pods left pending hear why.
+  for (const Unit& u : evicted) {
+    if (!u.whole || session.task_state(u.tasks.front()) != TaskState::kReleasing) continue;
+    session.RecordJobUnschedulable(u.job, JobReason::kPreempted,
+                                   "preempted by " + session.job(preemptor).Key() + " (" +
+                                       std::string(EvictionKindName(kind)) +
+                                       "); its pods wait to start again");
+  }
+  return plan;
+}
+
+}  // namespace arbiter

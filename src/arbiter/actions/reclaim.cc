@@ -1,0 +1,81 @@
+#include "arbiter/actions/reclaim.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arbiter/framework/session.h"
+
+namespace arbiter {
+
+namespace {
+
+// The queue's guarantee as a vector over the snapshot's resources (absent: 0).
+ResourceVector Guarantee(const Session& session, QueueIndex q) {
+  const ResourceSpace& space = session.snapshot().resources;
+  ResourceVector out(space.size());
+  for (const ResourceEntry& e :
+       session.snapshot().queues[q.pos()].queue->spec.guarantee.entries()) {
+    if (auto id = space.Find(e.name)) out.Set(*id, e.amount);
+  }
+  return out;
+}
+
+// Whether `allocated` is at least `deserved` by the proportion plugin's measure: in some
+// resource that the queue deserves, it holds all of it.
+bool AtOrAboveShare(const ResourceVector& allocated, const ResourceVector& deserved) {
+  const std::size_t n = std::max(allocated.size(), deserved.size());
+  for (std::size_t r = 0; r < n; ++r) {
+    const auto id = static_cast<ResourceId>(r);
+    if (deserved.Get(id) > 0 && allocated.Get(id) >= deserved.Get(id)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void ReclaimAction::Execute(Session& session) {
+  const std::size_t queues = session.snapshot().queues.size();
+  std::vector<std::optional<ResourceVector>> deserved(queues);
+  std::vector<ResourceVector> guarantee(queues);
+  for (QueueIndex q : QueueIndex::Range(static_cast<std::int32_t>(queues))) {
+    deserved[q.pos()] = session.QueueDeserved(q);
+    guarantee[q.pos()] = Guarantee(session, q);
+  }
+  const VictimFilter other_reclaimable = [&](const Session& s, JobIndex preemptor, TaskIndex v) {
+    const QueueIndex vq = s.job(s.task(v).job).queue_index;
+    if (vq == kNoQueue || vq == s.job(preemptor).queue_index) return false;
+    return s.snapshot().queues[vq.pos()].queue->spec.reclaimable && deserved[vq.pos()].has_value();
+  };
+  const QueueGuard keeps_share = [&](const Session& s, QueueIndex q, const ResourceVector& taken) {
+    ResourceVector left = s.queue_allocated(q);
+    if (!taken.FitsIn(left)) return false;
+    left.Subtract(taken);
+    return guarantee[q.pos()].FitsIn(left) && AtOrAboveShare(left, *deserved[q.pos()]);
+  };
+  for (JobIndex j : PreemptorCandidates(session)) {
+    if (PreemptionNever(session, j)) continue;
+    const QueueIndex q = session.job(j).queue_index;
+    if (!deserved[q.pos()].has_value()) continue;  // no share plugin: nothing to reclaim by
+    if (std::optional<JobVerdict> wait = WaitOrTimeout(session, j, options_)) {
+      session.RecordJobUnschedulable(j, wait->reason, std::move(wait->message),
+                                     /*tell_pods=*/true, /*replace=*/true);
+      continue;
+    }
+    ResourceVector after = session.queue_allocated(q);
+    after.Add(session.MinimumRequest(j));
+    if (!after.FitsIn(*deserved[q.pos()])) continue;  // it would go over its share
+    PreemptionPlan plan =
+        PreemptFor(session, j, EvictionKind::kReclaim, other_reclaimable, options_, keeps_share);
+    if (plan.committed) {
+      session.RecordJobUnschedulable(
+          j, JobReason::kWaitingForPreemption,
+          "reclaiming " + std::to_string(plan.evicted) + " pod(s) from queues above their share" +
+              " for queue " + session.job(j).queue + "; " + std::to_string(plan.pipelined) +
+              " pod(s) nominated to the room they free",
+          /*tell_pods=*/true, /*replace=*/true);
+    }
+  }
+}
+
+}  // namespace arbiter

@@ -1,0 +1,53 @@
+// EvictionHistory: the evictions a scheduler issued in its recent sessions, which preemption
+// needs from one session to the next: a queue's eviction budget (pods evicted from it in the
+// last minute), when a preemptor last chose victims (how long it has waited for the room), and
+// which victim jobs a preemptor already evicted (never the same ones again in a loop).
+//
+// The Scheduler records each session's evictions after it and lends the history to the next
+// session; it is kept in memory only: a scheduler that restarts (or a new leader) starts with an
+// empty one, which at worst lets a queue spend its budget once more and restarts a nomination's
+// timeout.
+//
+// Thread safety: single-threaded, as the Scheduler's sessions.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arbiter/base/clock.h"
+#include "arbiter/framework/session_result.h"
+
+namespace arbiter {
+
+class EvictionHistory {
+ public:
+  // Entries older than `keep` are forgotten (the longest window anyone asks about).
+  explicit EvictionHistory(std::chrono::seconds keep = std::chrono::minutes(10)) : keep_(keep) {}
+
+  void Record(const std::vector<EvictDecision>& evictions, Clock::WallTime now);
+
+  // Pods evicted from the queue at or after `since`.
+  std::int32_t EvictedFromQueue(std::string_view queue, Clock::WallTime since) const;
+  // When the preemptor (namespace/name) last had victims evicted for it.
+  std::optional<Clock::WallTime> LastPlanFor(std::string_view preemptor) const;
+  // Whether pods of `victim_job` (namespace/name) were evicted for `preemptor` at or after `since`.
+  bool EvictedFor(std::string_view preemptor, std::string_view victim_job,
+                  Clock::WallTime since) const;
+
+ private:
+  struct Entry {
+    Clock::WallTime time;
+    std::string queue;
+    std::string victim_job;
+    std::string preemptor;
+  };
+  const std::chrono::seconds keep_;
+  std::deque<Entry> entries_;  // oldest first
+};
+
+}  // namespace arbiter
