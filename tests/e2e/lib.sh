@@ -301,13 +301,14 @@ distinct_nodes() { (($(nodes_of "$1" | sort -u | wc -l) == $2)); }
 
 # pod_yaml NAME key=value...: a pod in namespace e2e. Keys: cpu (request, default 100m),
 # memory, group (arbiter.dev/pod-group), task (arbiter.dev/task), priority (priorityClassName),
-# scheduler (default arbiter), node (spec.nodeName), runfor (arbiter.dev/run-for), labels
-# (extra "k: v" pairs, comma-separated), node_selector ("k: v"), ns (namespace, default $E2E_NS).
+# scheduler (default arbiter), node (spec.nodeName), runfor (arbiter.dev/run-for), stopfor
+# (arbiter.dev/stop-for: how long the fake kubelet takes to stop it once deleted), labels (extra "k: v" pairs, comma-separated), node_selector ("k: v"), ns
+# (namespace, default $E2E_NS).
 pod_yaml() {
   local name=$1
   shift
   local cpu=100m memory="" group="" task="" priority="" scheduler=arbiter node="" runfor=""
-  local labels="" node_selector="" ns=$E2E_NS kv
+  local labels="" node_selector="" ns=$E2E_NS stopfor="" kv
   for kv in "$@"; do
     case $kv in
       cpu=*) cpu=${kv#*=} ;;
@@ -318,6 +319,7 @@ pod_yaml() {
       scheduler=*) scheduler=${kv#*=} ;;
       node=*) node=${kv#*=} ;;
       runfor=*) runfor=${kv#*=} ;;
+      stopfor=*) stopfor=${kv#*=} ;;
       labels=*) labels=${kv#*=} ;;
       node_selector=*) node_selector=${kv#*=} ;;
       ns=*) ns=${kv#*=} ;;
@@ -339,11 +341,18 @@ pod_yaml() {
     IFS=, read -ra l <<<"$labels"
     printf '    %s\n' "${l[@]}"
   fi
-  [[ -n $runfor ]] && printf '  annotations:\n    arbiter.dev/run-for: "%s"\n' "$runfor"
+  [[ -n $runfor || -n $stopfor ]] && echo "  annotations:"
+  [[ -n $runfor ]] && printf '    arbiter.dev/run-for: "%s"\n' "$runfor"
+  [[ -n $stopfor ]] && printf '    arbiter.dev/stop-for: "%s"\n' "$stopfor"
   echo "spec:"
   echo "  schedulerName: $scheduler"
   echo "  restartPolicy: Never"
-  echo "  terminationGracePeriodSeconds: 0"
+  # Pods that take time to stop (stopfor) have a grace period long enough for it.
+  if [[ -n $stopfor ]]; then
+    echo "  terminationGracePeriodSeconds: 60"
+  else
+    echo "  terminationGracePeriodSeconds: 0"
+  fi
   [[ -n $node ]] && echo "  nodeName: $node"
   [[ -n $priority ]] && echo "  priorityClassName: $priority"
   [[ -n $node_selector ]] && echo "  nodeSelector: {$node_selector}"
@@ -366,10 +375,12 @@ pg_yaml() {
   return 0
 }
 
-# priorityclass_yaml NAME VALUE
+# priorityclass_yaml NAME VALUE [PREEMPTION_POLICY]: the policy (e.g. Never) goes to its pods.
 priorityclass_yaml() {
   printf -- '---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: %s}\nvalue: %s\n' \
     "$1" "$2"
+  [[ -n ${3:-} ]] && echo "preemptionPolicy: $3"
+  return 0
 }
 
 # apply_yaml: creates the manifests on stdin in one kubectl call (kept in $E2E_TMP).
@@ -408,17 +419,18 @@ queue_yaml() {
 }
 
 # group_yaml NAME key=value...: a PodGroup. Keys: min (minMember, default 1), queue (spec.queue),
-# ns (namespace, default $E2E_NS), min_resources (flow map).
+# ns (namespace, default $E2E_NS), min_resources (flow map), priority (priorityClassName).
 group_yaml() {
   local name=$1
   shift
-  local min=1 queue="" ns=$E2E_NS min_resources="" kv
+  local min=1 queue="" ns=$E2E_NS min_resources="" priority="" kv
   for kv in "$@"; do
     case $kv in
       min=*) min=${kv#*=} ;;
       queue=*) queue=${kv#*=} ;;
       ns=*) ns=${kv#*=} ;;
       min_resources=*) min_resources=${kv#*=} ;;
+      priority=*) priority=${kv#*=} ;;
       *) fail "group_yaml: unknown key $kv" ;;
     esac
   done
@@ -430,6 +442,7 @@ group_yaml() {
   echo "  minMember: $min"
   [[ -n $queue ]] && echo "  queue: $queue"
   [[ -n $min_resources ]] && echo "  minResources: $min_resources"
+  [[ -n $priority ]] && echo "  priorityClassName: $priority"
   return 0
 }
 

@@ -86,6 +86,13 @@ TEST(Preempt, GangVictimWithMinEqualSizeIsEvictedWhole) {
     EXPECT_THAT(e.message, HasSubstr("default/high"));
     EXPECT_EQ(e.kind, EvictionKind::kPreempt);
   }
+  // The victim counts it, and says by whom.
+  EXPECT_EQ(cluster.group("default/low").status.preemption_count, 1);
+  const Condition* preempted =
+      FindCondition(cluster.group("default/low").status.conditions, "Preempted");
+  ASSERT_NE(preempted, nullptr);
+  EXPECT_EQ(preempted->status, "True");
+  EXPECT_EQ(preempted->message, "4 pod(s) evicted for default/high (preempt)");
   const Condition* c =
       FindCondition(cluster.group("default/high").status.conditions, "Unschedulable");
   ASSERT_NE(c, nullptr);

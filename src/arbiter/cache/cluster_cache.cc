@@ -188,6 +188,7 @@ void ClusterCache::UpsertPodGroup(const PodGroup& group) {
   std::lock_guard lock(mu_);
   GroupEntry& entry = groups_[GroupKey(group.meta.namespace_name, group.meta.name)];
   entry.group = std::make_shared<const PodGroup>(group);
+  if (entry.assumed != nullptr && entry.assumed->status == group.status) entry.assumed.reset();
   entry.min_resources = resources_.FromList(group.spec.min_resources);
   jobs_[JobKey{group.meta.namespace_name, group.meta.name, false}].group = &entry;
   ++generation_;
@@ -286,8 +287,31 @@ void ClusterCache::AssumeNominated(const std::string& pod_uid, const std::string
   ++generation_;
 }
 
+void ClusterCache::AssumeGroupStatus(const std::string& namespace_name, const std::string& name,
+                                     const PodGroupStatus& status, Clock::MonotonicTime until) {
+  std::lock_guard lock(mu_);
+  auto it = groups_.find(GroupKey(namespace_name, name));
+  if (it == groups_.end() || it->second.group == nullptr) return;
+  GroupEntry& entry = it->second;
+  if (entry.group->status == status) {
+    entry.assumed.reset();
+  } else {
+    auto assumed = std::make_shared<PodGroup>(*entry.group);
+    assumed->status = status;
+    entry.assumed = std::move(assumed);
+    entry.assumed_until = until;
+  }
+  ++generation_;
+}
+
 int ClusterCache::ExpireAssumed(Clock::MonotonicTime now) {
   std::lock_guard lock(mu_);
+  for (auto& [key, entry] : groups_) {
+    if (entry.assumed != nullptr && entry.assumed_until <= now) {
+      entry.assumed.reset();
+      ++generation_;
+    }
+  }
   for (auto uid = preempting_.begin(); uid != preempting_.end();) {
     auto it = pods_.find(*uid);
     if (it == pods_.end()) {
@@ -436,8 +460,10 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
       job.phase = pod.spec.node_name.empty() && !IsTerminal(pod) ? PodGroupPhase::kInqueue
                                                                  : PodGroupPhase::kRunning;
     } else if (members.group != nullptr) {
-      const PodGroup& group = *members.group->group;
-      job.group = members.group->group;
+      const auto& shown =
+          members.group->assumed != nullptr ? members.group->assumed : members.group->group;
+      const PodGroup& group = *shown;
+      job.group = shown;
       job.uid = group.meta.uid;
       job.queue = group.spec.queue;
       job.min_member = group.spec.min_member;

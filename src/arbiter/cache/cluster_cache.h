@@ -79,6 +79,11 @@ class ClusterCache {
   // until the watch shows the pod's status.nominatedNodeName equal to it, or `until` passes.
   void AssumeNominated(const std::string& pod_uid, const std::string& node,
                        Clock::MonotonicTime until);
+  // A session wrote this status for the PodGroup: the snapshot shows it until the watch shows
+  // the same status or `until` passes, so that what a session records once (a preemption's
+  // count and condition) is not lost to a session that runs before the watch delivers the write.
+  void AssumeGroupStatus(const std::string& namespace_name, const std::string& name,
+                         const PodGroupStatus& status, Clock::MonotonicTime until);
   // Forgets failed assumptions whose expiry has passed; returns how many binds it forgot.
   // Evictions and nominations the watch never confirmed are forgotten too.
   int ExpireAssumed(Clock::MonotonicTime now);
@@ -106,6 +111,9 @@ class ClusterCache {
   struct GroupEntry {
     std::shared_ptr<const PodGroup> group;
     ResourceVector min_resources;
+    // AssumeGroupStatus: the group with the status written, until the watch shows it.
+    std::shared_ptr<const PodGroup> assumed;
+    Clock::MonotonicTime assumed_until{};
   };
   struct PodEntry;
   // A job of the snapshot: a PodGroup (namespace, name), or a pod with no group (singleton),

@@ -11,6 +11,11 @@ void Applier::Apply(const SessionResult& result, const Snapshot& snapshot, Effec
   if (!result.binds.empty()) effects.Bind(result.binds);
   // Assumed before they are sent, as binds are: the next session must not count an evicted pod
   // as running (nor choose it again), whatever the watch has delivered by then.
+  // Statuses too: a preemption's count and condition are recorded once, by the session that
+  // evicted, and must survive a next session that runs before the watch shows the write.
+  for (const PodGroupUpdate& u : result.group_updates) {
+    cache_.AssumeGroupStatus(u.namespace_name, u.name, u.status, now + options_.preemption_ttl);
+  }
   for (const EvictDecision& e : result.evictions) {
     cache_.AssumeEvicting(e.pod_uid, now + options_.preemption_ttl);
     effects.Evict(e);

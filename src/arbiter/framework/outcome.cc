@@ -94,6 +94,22 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
   status.phase = phase;
 
   const Clock::WallTime now = session.now();
+  // Evicted this session: counted once per session, and said in the Preempted condition.
+  std::int32_t evicted = 0;
+  const Session::Eviction* last = nullptr;
+  for (const Session::Eviction& e : session.evictions()) {
+    if (session.task(e.victim).job != j) continue;
+    ++evicted;
+    last = &e;
+  }
+  if (last != nullptr) {
+    ++status.preemption_count;
+    SetCondition(status.conditions, "Preempted", "True", "PreemptionByScheduler",
+                 std::to_string(evicted) + " pod(s) evicted for " +
+                     session.job(last->preemptor).Key() + " (" +
+                     std::string(EvictionKindName(last->kind)) + ")",
+                 now);
+  }
   if (const Session::RecordedJobVerdict* v = session.job_verdict(j)) {
     SetCondition(status.conditions, "Unschedulable", "True",
                  std::string(JobReasonName(v->verdict.reason)), v->verdict.message, now);

@@ -86,6 +86,11 @@ void StatusWriter::WriteNomination(const NominationDecision& nomination) {
       "pod nomination " + key, [this, key, path = std::move(path), patch = std::move(patch)] {
         Status patched = api_.Patch(path, patch, k8s::PatchType::kStrategicMerge).status();
         if (patched.ok() || patched.code() == StatusCode::kNotFound) return Status::Ok();
+        // Bound meanwhile: the API server refuses a nomination on a bound pod, and it is moot.
+        if (patched.code() == StatusCode::kInvalidArgument) {
+          ARBITER_VLOG(2) << "pod nomination skipped pod=" << key << " reason=" << patched;
+          return Status::Ok();
+        }
         ARBITER_LOG(kWarning) << "pod nomination write failed pod=" << key << " error=" << patched;
         return patched;
       });
