@@ -227,6 +227,15 @@ std::string ReportJson(const SimulationReport& r, bool include_performance) {
   summary["sessions"] = r.sessions;
   summary["binds"] = r.binds;
   summary["partialGangs"] = r.partial_gangs;
+  Json preemption;
+  preemption["evictions"] = r.evictions;
+  preemption["byQueue"] = r.evictions_by_queue;
+  preemption["byKind"] = r.evictions_by_kind;
+  preemption["workLostPodSeconds"] = r.work_lost_pod_seconds;
+  preemption["jobsPreempted"] = r.jobs_preempted;
+  preemption["maxPreemptionsPerJob"] = r.max_preemptions_per_job;
+  preemption["thrash"] = r.thrash;
+  summary["preemption"] = std::move(preemption);
   summary["jobsStarted"] = r.jobs_started;
   summary["jobsFinished"] = r.jobs_finished;
   summary["neverStarted"] = r.never_started;
@@ -314,6 +323,11 @@ std::string ReportHtml(const SimulationReport& r) {
   row("nodes / jobs / pods", fmt::format("{} / {} / {}", r.nodes, r.jobs, r.pods));
   row("jobs started / finished", fmt::format("{} / {}", r.jobs_started, r.jobs_finished));
   row("partial gangs (must be 0)", std::to_string(r.partial_gangs), r.partial_gangs != 0);
+  row("evictions (preempt + reclaim) / jobs preempted / most per job",
+      fmt::format("{} / {} / {}", r.evictions, r.jobs_preempted, r.max_preemptions_per_job));
+  row("work lost to evictions", fmt::format("{:.0f} pod-seconds", r.work_lost_pod_seconds));
+  row("thrash flags (must be none)", r.thrash.empty() ? "none" : fmt::format("{}", r.thrash.size()),
+      !r.thrash.empty());
   row("ended", fmt::format("{} at {}", r.end_reason, Seconds(static_cast<double>(r.end_ms))));
   row("makespan", Seconds(static_cast<double>(r.makespan_ms)));
   row("job wait p50 / p99 / max", fmt::format("{} / {} / {}", Seconds(r.wait_ms.p50),

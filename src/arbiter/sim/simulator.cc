@@ -56,6 +56,8 @@ struct JobState {
   bool partial_counted = false;
   std::int64_t start_ms = -1;
   std::int64_t finish_ms = -1;
+  std::int64_t finish_at = -1;   // the finish event that counts (-1: not running); others stale
+  std::int64_t preemptions = 0;  // sessions in which it lost pods
 };
 
 // A step function sampled at event times, integrated and downsampled for the report.
@@ -312,13 +314,18 @@ class Simulation {
       queues_[queue_index_.at(job.spec->queue)].allocated_cpu += cpu;
       touched.insert(it->second);
       ++report_.binds;
+      bound_at_[bind.pod_uid] = t;
     }
+    ApplyEvictions(record, t);
     for (std::size_t index : touched) {
       JobState& job = jobs_[index];
-      if (job.start_ms < 0 && job.placed >= job.spec->min_member) {
-        job.start_ms = t;
-        finishes_.emplace(t + job.spec->duration_ms, index);
-        ++report_.jobs_started;
+      if (job.finish_at < 0 && job.placed >= job.spec->min_member) {
+        if (job.start_ms < 0) {
+          job.start_ms = t;
+          ++report_.jobs_started;
+        }
+        job.finish_at = t + job.spec->duration_ms;
+        finishes_.emplace(job.finish_at, index);
       }
       if (job.placed < job.spec->min_member && !job.partial_counted) {
         job.partial_counted = true;
@@ -331,6 +338,107 @@ class Simulation {
         queues_[it->second].deserved_cpu = update.status.deserved.Get(kResourceCpu);
       }
     }
+  }
+
+  // Evictions: counted when decided; the pod holds its node until the simulated API server deletes
+  // it (its grace period), and is then created again under the same name.
+  void ApplyEvictions(const SessionRecord& record, std::int64_t t) {
+    std::set<std::size_t> preempted;
+    for (const EvictDecision& e : record.result.evictions) {
+      auto it = pod_job_.find(e.pod_uid);
+      if (it == pod_job_.end()) continue;
+      ++report_.evictions;
+      ++report_.evictions_by_queue[e.queue];
+      ++report_.evictions_by_kind[std::string(EvictionKindName(e.kind))];
+      if (auto b = bound_at_.find(e.pod_uid); b != bound_at_.end()) {
+        report_.work_lost_pod_seconds += static_cast<double>(t - b->second) / 1000.0;
+      }
+      preempted.insert(it->second);
+      evicting_.insert(e.pod_uid);
+      if (auto pod = cluster_->pods().find(e.pod_uid); pod != cluster_->pods().end()) {
+        evicted_specs_.emplace(e.pod_uid, pod->second);
+      }
+      std::int64_t& last = last_evicted_[e.pod_name];
+      if (last > 0 && t - last <= SimulationReport::kThrashWindowMs) {
+        Flag("pod " + e.namespace_name + "/" + e.pod_name + " evicted twice within " +
+             std::to_string(SimulationReport::kThrashWindowMs / 1000) + " s");
+      }
+      last = t;
+    }
+    for (std::size_t index : preempted) {
+      JobState& job = jobs_[index];
+      if (job.preemptions++ == 0) ++report_.jobs_preempted;
+      report_.max_preemptions_per_job = std::max(report_.max_preemptions_per_job, job.preemptions);
+      if (job.preemptions == SimulationReport::kThrashPreemptions + 1) {
+        Flag("job " + job.spec->namespace_name + "/" + job.spec->name + " preempted more than " +
+             std::to_string(SimulationReport::kThrashPreemptions) + " times");
+      }
+    }
+    // Evicted pods the cluster has deleted: off their nodes, and created again.
+    std::set<std::size_t> shrunk;
+    for (auto uid = evicting_.begin(); uid != evicting_.end();) {
+      if (cluster_->pods().contains(*uid)) {
+        ++uid;
+        continue;
+      }
+      auto it = pod_job_.find(*uid);
+      if (it != pod_job_.end()) {
+        const std::size_t index = it->second;
+        Unplace(index, *uid);
+        Recreate(index, *uid);
+        shrunk.insert(index);
+      }
+      evicted_specs_.erase(*uid);  // its job finished meanwhile: nothing to create again
+      uid = evicting_.erase(uid);
+    }
+    for (std::size_t index : shrunk) {
+      JobState& job = jobs_[index];
+      if (job.placed < job.spec->min_member) {
+        job.finish_at = -1;  // stopped: starts over once placed again
+        if (job.placed > 0 && !job.partial_counted) {
+          job.partial_counted = true;
+          ++report_.partial_gangs;
+        }
+      }
+    }
+  }
+
+  void Unplace(std::size_t index, const std::string& uid) {
+    JobState& job = jobs_[index];
+    auto spec = evicted_specs_.find(uid);
+    if (spec == evicted_specs_.end()) return;
+    const std::int64_t cpu = spec->second.spec.containers.front().requests.Get(kResourceCpu);
+    const std::int64_t memory = spec->second.spec.containers.front().requests.Get(kResourceMemory);
+    --job.placed;
+    job.placed_cpu -= cpu;
+    job.placed_memory -= memory;
+    used_cpu_ -= cpu;
+    used_memory_ -= memory;
+    --used_pods_;
+    queues_[queue_index_.at(job.spec->queue)].allocated_cpu -= cpu;
+    bound_at_.erase(uid);
+  }
+
+  // The job's controller creates the evicted pod again: same name, a new uid.
+  void Recreate(std::size_t index, const std::string& uid) {
+    auto spec = evicted_specs_.find(uid);
+    if (spec == evicted_specs_.end()) return;
+    Pod pod = std::move(spec->second);
+    evicted_specs_.erase(spec);
+    pod_job_.erase(uid);
+    JobState& job = jobs_[index];
+    std::erase(job.pod_uids, uid);
+    pod.meta.uid = pod.meta.Key() + "#" + std::to_string(++recreated_);
+    pod.spec.node_name.clear();
+    pod.meta.deletion_timestamp.reset();
+    pod.status = PodStatus();
+    job.pod_uids.push_back(pod.meta.uid);
+    pod_job_.emplace(pod.meta.uid, index);
+    cluster_->Add(pod);
+  }
+
+  void Flag(std::string what) {
+    if (report_.thrash.size() < 20) report_.thrash.push_back(std::move(what));
   }
 
   void Sample(std::int64_t t) {
@@ -364,8 +472,10 @@ class Simulation {
         events = true;
       }
       while (!finishes_.empty() && finishes_.top().first <= t) {
-        FinishJob(finishes_.top().second, t);
+        const auto [at, index] = finishes_.top();
         finishes_.pop();
+        if (jobs_[index].finish_at != at) continue;  // restarted since: a stale finish
+        FinishJob(index, t);
         events = true;
       }
       const SessionRecord record = cluster_->RunSessionAt(At(t));
@@ -508,6 +618,11 @@ class Simulation {
   std::unique_ptr<SimulatedCluster> cluster_;
   std::vector<JobState> jobs_;
   std::unordered_map<std::string, std::size_t> pod_job_;
+  std::unordered_map<std::string, std::int64_t> bound_at_;      // pod uid -> when bound
+  std::set<std::string> evicting_;                              // uids evicted, not yet deleted
+  std::unordered_map<std::string, Pod> evicted_specs_;          // their pods as evicted
+  std::unordered_map<std::string, std::int64_t> last_evicted_;  // pod name -> when
+  std::int64_t recreated_ = 0;
   std::vector<QueueState> queues_;
   std::map<std::string, std::size_t> queue_index_;
   // Finishes by time, then by job index (arrival order), so that ties are deterministic.

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,20 @@ struct SimulationReport {
   BindFaults bind_faults;          // as configured; reported only when any is set
   std::int64_t bind_failures = 0;  // binds an injected fault failed (placed again later)
   std::int64_t partial_gangs = 0;  // jobs that ever had 1 .. minMember-1 pods placed: must be 0
+  // Preemption and reclaim. An evicted pod leaves its node when its grace period has passed and
+  // is then created again, as its job's controller would; a job that fell below its minimum
+  // starts over (its finish is put off by its whole duration).
+  std::int64_t evictions = 0;
+  std::map<std::string, std::int64_t> evictions_by_queue;  // the victims' queues
+  std::map<std::string, std::int64_t> evictions_by_kind;   // "preempt", "reclaim"
+  double work_lost_pod_seconds = 0;  // evicted pods' running time, from bind to eviction
+  std::int64_t jobs_preempted = 0;   // jobs that lost pods at least once
+  std::int64_t max_preemptions_per_job = 0;
+  // Thrash: jobs preempted more than kThrashPreemptions times, and pods (by name: a recreated
+  // pod keeps its name) evicted twice within kThrashWindowMs.
+  static constexpr std::int64_t kThrashPreemptions = 3;
+  static constexpr std::int64_t kThrashWindowMs = 300'000;
+  std::vector<std::string> thrash;  // one line per flag, first 20
   std::int64_t jobs_started = 0;
   std::int64_t jobs_finished = 0;
   std::int64_t end_ms = 0;          // virtual time when the simulation ended

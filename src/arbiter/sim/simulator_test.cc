@@ -127,6 +127,38 @@ queues: [{name: a, weight: 1}, {name: b, weight: 3}]
   EXPECT_EQ(r.partial_gangs, 0);
 }
 
+// Preemption on the virtual clock: queue a floods 16 CPUs first, queue b (weight 3) arrives
+// later and reclaims its share, and a high-priority gang of a arrives later still and preempts
+// inside a. Evicted pods take their grace period (30 s), are created again and start over; no
+// gang is ever partial and nothing thrashes.
+TEST(Simulate, PreemptionAndReclaimAreAccountedAndNeverBreakAGang) {
+  const ClusterSpec c = Cluster(R"(nodes: [{name: n, replicas: 4, cpu: "4", memory: 16Gi}]
+queues: [{name: a, weight: 1}, {name: b, weight: 3}]
+priorityClasses: [{name: high, value: 1000}]
+)");
+  const Workload w = Jobs(R"(jobs:
+  - {name: a, replicas: 16, queue: a, duration: 300s, tasks: [{name: t, requests: {cpu: "1"}}]}
+  - {name: b, arrival: 60s, replicas: 12, queue: b, duration: 300s, tasks: [{name: t, requests: {cpu: "1"}}]}
+  - {name: urgent, arrival: 120s, queue: a, minMember: 2, priorityClassName: high, duration: 60s,
+     tasks: [{name: t, replicas: 2, requests: {cpu: "1"}}]}
+)");
+  const SimulationReport r = SimulateOk(c, w);
+  EXPECT_EQ(r.partial_gangs, 0);
+  EXPECT_TRUE(r.thrash.empty()) << r.thrash.front();
+  EXPECT_EQ(r.end_reason, "all jobs finished");
+  // b reclaims its 12 of the 16 CPUs from a; urgent then takes 2 more from a's own jobs.
+  EXPECT_EQ(r.evictions_by_kind.at("reclaim"), 12);
+  EXPECT_EQ(r.evictions_by_kind.at("preempt"), 2);
+  EXPECT_EQ(r.evictions_by_queue.at("a"), 14);
+  EXPECT_EQ(r.evictions, 14);
+  // Each evicted pod had run since 0 s: 12 for 60 s, 2 for 120 s (or more, if re-placed pods).
+  EXPECT_GE(r.work_lost_pod_seconds, 12 * 60 + 2 * 120 - 1);
+  EXPECT_EQ(Job(r, "default/urgent").start_ms, 150'000);  // its victims' 30 s grace
+  const nlohmann::json j = nlohmann::json::parse(ReportJson(r, false));
+  EXPECT_EQ(j["summary"]["preemption"]["evictions"], 14);
+  EXPECT_EQ(j["summary"]["preemption"]["byKind"]["reclaim"], 12);
+}
+
 TEST(Simulate, StopsAtTheHorizon) {
   const ClusterSpec c = Cluster("nodes: [{name: n, cpu: \"1\"}]\n");
   const Workload w = Jobs(R"(horizon: 30s
