@@ -17,6 +17,12 @@
 //   BM_TakeSnapshot/...
 //       ClusterCache::TakeSnapshot of the same cluster (not included in BM_Session): the snapshot
 //       update after any change, which rebuilds nodes' aggregates and jobs.
+//   BM_SessionPreempt/nodes:N/running:R/pending:P
+//       Preemption's target shape (issue 13): N full nodes running R low-priority single pods (2
+//       CPU each, two per node), and P pending high-priority gangs of 2 pods of 2 CPU that can
+//       start only by preempting. A fresh Scheduler per iteration (untimed), since the scheduler
+//       remembers what it evicted. Target: under 100 ms at 5,000 nodes, 10,000 running, 100
+//       pending. Counter evictions: pods evicted in one session.
 //   BM_NaiveScan/nodes:N/pods:P
 //       The baseline of ARCHITECTURE.md §8 on the same nodes and pods: for every pod, filter (cpu,
 //       memory, pods) and score (least allocated) every node, int64 structure of arrays.
@@ -27,6 +33,7 @@
 // Figures and profile: docs/benchmarks.md, "Scheduling session".
 //
 //   build/bench/scheduler_bench --benchmark_min_time=1 --benchmark_repetitions=3
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -197,6 +204,66 @@ void BM_TakeSnapshot(benchmark::State& state) {
                                                     benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// Preemption on a full cluster (the shape in the header comment).
+void BM_SessionPreempt(benchmark::State& state) {
+  const std::int64_t nodes = state.range(0);
+  const std::int64_t running = state.range(1);
+  const std::int64_t pending = state.range(2);
+  static std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>,
+                  std::pair<std::unique_ptr<ClusterCache>, std::shared_ptr<const Snapshot>>>
+      built;
+  auto& [cache, snapshot] = built[{nodes, running, pending}];
+  if (cache == nullptr) {
+    cache = std::make_unique<ClusterCache>(CacheOptions());
+    cache->UpsertQueue(MakeQueue("default"));
+    cache->UpsertPriorityClass(testing::MakePriorityClass("high", 1000));
+    for (std::int64_t n = 0; n < nodes; ++n) {
+      cache->UpsertNode(MakeNode("node-" + Padded(n, 5))
+                            .Cpu(kNodeCpu)
+                            .Memory(kNodeMemory)
+                            .Pods(kNodePods)
+                            .Build());
+    }
+    for (std::int64_t i = 0; i < running; ++i) {
+      cache->UpsertPod(MakePod("low-" + Padded(i, 5))
+                           .Priority(10)
+                           .Request("cpu", "2")
+                           .Request("memory", kPodMemory)
+                           .OnNode("node-" + Padded(i % nodes, 5))
+                           .Created(i)
+                           .Build());
+    }
+    for (std::int64_t g = 0; g < pending; ++g) {
+      const std::string group = "high-" + Padded(g, 3);
+      cache->UpsertPodGroup(MakePodGroup(group).MinMember(2).PriorityClass("high").Build());
+      for (int i = 0; i < 2; ++i) {
+        cache->UpsertPod(MakePod(group + "-" + std::to_string(i))
+                             .Group(group)
+                             .Request("cpu", "2")
+                             .Request("memory", kPodMemory)
+                             .Build());
+      }
+    }
+    snapshot = cache->TakeSnapshot(testing::TestEpoch());
+  }
+  Registry registry;
+  RegisterBuiltinPlugins(registry);
+  RegisterBuiltinActions(registry);
+  std::int64_t evictions = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto scheduler = Scheduler::Create(DefaultSchedulerConfig(), registry);
+    ARBITER_CHECK(scheduler.ok()) << scheduler.status();
+    state.ResumeTiming();
+    SessionResult result = (*scheduler)->RunSession(*snapshot);
+    evictions = static_cast<std::int64_t>(result.evictions.size());
+    benchmark::DoNotOptimize(result);
+  }
+  // Every pending gang preempts: one 2-CPU victim per pod of 2 CPU.
+  ARBITER_CHECK(evictions == std::min(running, 2 * pending)) << evictions << " evictions";
+  state.counters["evictions"] = static_cast<double>(evictions);
+}
+
 // The naive full scan of ARCHITECTURE.md §8, on the same nodes and pods: for each pod in turn,
 // every node is filtered (cpu, memory and pod count fit) and scored (kube-scheduler's
 // least-allocated: the mean over cpu and memory of (allocatable - requested) * 100 / allocatable,
@@ -280,6 +347,11 @@ BENCHMARK(BM_SessionFilterThreads)
     ->ArgsProduct({{5000}, {10000}, {1}, {1, 10000}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TakeSnapshot)->Apply(SessionArgs)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SessionPreempt)
+    ->ArgNames({"nodes", "running", "pending"})
+    ->Args({1000, 2000, 100})
+    ->Args({5000, 10000, 100})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_NaiveScan)
     ->ArgNames({"nodes", "pods"})
     ->Args({1000, 10000})

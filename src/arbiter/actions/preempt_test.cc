@@ -227,6 +227,24 @@ TEST(Preempt, NeverVictimsAreNotTaken) {
   for (int s = 0; s < 2; ++s) EXPECT_TRUE(cluster.RunSession().evictions.empty());
 }
 
+// minRuntimeSeconds: a pod that started less than that long ago is not a victim; an older one is.
+TEST(Preempt, YoungPodsAreNotVictimsUnderMinRuntime) {
+  SchedulerConfig config = WithPreempt();
+  config.preemption.min_runtime_seconds = 600;
+  FakeCluster cluster(config);
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakeNode("n1").Cpu("4").Build());
+  // Both run from the start; young started a minute ago, old an hour ago (FakeCluster's clock
+  // starts at the test epoch).
+  cluster.Add(
+      MakePod("young").Priority(10).Request("cpu", "4").OnNode("n0").StartedAt(-60).Build());
+  cluster.Add(
+      MakePod("old").Priority(10).Request("cpu", "4").OnNode("n1").StartedAt(-3600).Build());
+  cluster.Add(MakePod("urgent").Priority(100).Request("cpu", "4").Build());
+  SessionResult r = cluster.RunSession();
+  EXPECT_EQ(Evicted(r), std::set<std::string>{"old"});
+}
+
 // preempt stays inside a queue: a job of another queue is never its victim.
 TEST(Preempt, OtherQueuesAreNotVictims) {
   FakeCluster cluster = Cluster(1);

@@ -73,17 +73,23 @@ class Planner {
         options_(options),
         guard_(guard) {
     on_node_.resize(static_cast<std::size_t>(session.node_count()));
+    allowed_now_.assign(session.snapshot().tasks.size(), 0);
     for (std::size_t i = 0; i < session.snapshot().tasks.size(); ++i) {
       const auto t = TaskIndex::Of(i);
       if (session.task_node(t) != kNoNode && IsVictimState(session.task_state(t))) {
         on_node_[session.task_node(t).pos()].push_back(t);
+        allowed_now_[i] = Allowed(t) ? 1 : 0;
       }
     }
   }
 
-  // Whether `victim` may be evicted now, by every rule but gang safety.
+  // Whether `victim` may be evicted now, by every rule but gang safety. What does not change
+  // while the plan grows is decided once per preemptor (allowed_now_).
   bool Eligible(TaskIndex victim) const {
-    if (!IsVictimState(session_.task_state(victim))) return false;
+    return IsVictimState(session_.task_state(victim)) && allowed_now_[victim.pos()] != 0;
+  }
+
+  bool Allowed(TaskIndex victim) const {
     const JobIndex j = session_.task(victim).job;
     if (j == preemptor_ || NeverVictim(session_, victim, options_)) return false;
     if (!allowed_(session_, preemptor_, victim)) return false;
@@ -160,7 +166,7 @@ class Planner {
       if (pa != pb) return pa < pb;
       if (ta.priority != tb.priority) return ta.priority < tb.priority;
       if (StartOf(ta) != StartOf(tb)) return StartOf(ta) > StartOf(tb);
-      return ta.Key() < tb.Key();
+      return ta.uid() < tb.uid();
     });
     std::vector<Unit> units;
     // What the units chosen so far take from each queue, for the guard.
@@ -258,6 +264,7 @@ class Planner {
   const PreemptionOptions& options_;
   const QueueGuard& guard_;
   std::vector<std::vector<TaskIndex>> on_node_;  // pods that could be victims, per node
+  std::vector<char> allowed_now_;                // per task: Allowed() at the plan's start
 };
 
 void EvictUnit(Statement& statement, const Unit& unit) {
@@ -273,7 +280,7 @@ bool MoreValuable(const Session& session, const Unit& a, const Unit& b) {
   const Clock::WallTime sa = StartOf(session.task(a.tasks.front()));
   const Clock::WallTime sb = StartOf(session.task(b.tasks.front()));
   if (sa != sb) return sa < sb;  // the oldest lose the most
-  return session.task(a.tasks.front()).Key() < session.task(b.tasks.front()).Key();
+  return session.task(a.tasks.front()).uid() < session.task(b.tasks.front()).uid();
 }
 
 }  // namespace
@@ -320,7 +327,8 @@ bool NeverVictim(const Session& session, TaskIndex task, const PreemptionOptions
       return true;
     }
   }
-  return session.now() - StartOf(info) < options.min_runtime;
+  // Without a minimum, a start time ahead of the session's clock (skew) excludes nothing.
+  return options.min_runtime.count() > 0 && session.now() - StartOf(info) < options.min_runtime;
 }
 
 bool PreemptionNever(const Session& session, JobIndex job) {
@@ -372,22 +380,35 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
     }
     std::optional<std::pair<Cost, NodeIndex>> best;
     std::vector<Unit> best_units;
+    // Every node where the victims' resources would do, by cost; then the cheapest one where
+    // the filters (host ports and the rest) pass once they are gone, tried for real.
+    std::vector<std::tuple<Cost, NodeIndex, std::vector<Unit>>> choices;
     for (NodeIndex n : NodeIndex::Range(session.node_count())) {
       if (!session.node(n).in_scope) continue;
       if (session.Filter(t, n).code == FilterResult::Code::kUnresolvable) continue;
       std::optional<std::vector<Unit>> units = planner.VictimsOn(t, n);
       if (!units.has_value()) continue;
-      // Resources are enough; the filters (host ports and the rest) decide once they are gone.
+      choices.emplace_back(planner.CostOf(*units), n, std::move(*units));
+    }
+    // Sorted by index: the choices, with their victim lists, stay where they are.
+    std::vector<std::size_t> order(choices.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const auto ka = std::get<0>(choices[a]).Key();
+      const auto kb = std::get<0>(choices[b]).Key();
+      if (ka != kb) return ka < kb;
+      return std::get<1>(choices[a]) < std::get<1>(choices[b]);
+    });
+    for (std::size_t i : order) {
+      auto& [cost, n, units] = choices[i];
       const Statement::Mark mark = statement.mark();
-      for (const Unit& u : *units) EvictUnit(statement, u);
+      for (const Unit& u : units) EvictUnit(statement, u);
       const bool fits = session.Filter(t, n).fit();
       statement.RollbackTo(mark);
       if (!fits) continue;
-      const Cost cost = planner.CostOf(*units);
-      if (!best.has_value() || cost.Key() < best->first.Key()) {
-        best.emplace(cost, n);
-        best_units = std::move(*units);
-      }
+      best.emplace(cost, n);
+      best_units = std::move(units);
+      break;
     }
     if (!best.has_value()) {
       failed.push_back(t);
