@@ -52,7 +52,9 @@ wait_until "gang low runs whole (16 CPUs)" 30 phase_is "$sel_low" Running 4
 # Every version of low's pods, from now on, to see what they carried before their deletion.
 kn get pods -l "$sel_low" --watch --output-watch-events -o json >"$E2E_TMP/low-watch.json" &
 watch_pid=$!
-sleep 1  # let the watch start: the versions checked below all come after this point
+# The watch lists the pods as they are first (ADDED): once it has, later versions follow.
+watch_listed() { (($(grep -o 'ADDED' "$E2E_TMP/low-watch.json" | wc -l) >= 4)); }
+wait_until "the watch on low's pods has started" 10 watch_listed
 
 e2e_invariant room_not_double_booked
 {

@@ -104,16 +104,6 @@ class Planner {
                                session_.now() - options_.no_repeat_window);
   }
 
-  // Whether the job's surplus can lose this pod and keep its minMember and minTaskMember.
-  bool IsSurplus(TaskIndex victim) const {
-    const JobInfo& job = session_.job(session_.task(victim).job);
-    const JobIndex j = session_.task(victim).job;
-    if (session_.job_ready_tasks(j) - 1 < job.min_member) return false;
-    const std::string& name = session_.task(victim).task_name;
-    auto it = job.min_task_member.find(name);
-    return it == job.min_task_member.end() || session_.job_ready_tasks(j, name) - 1 >= it->second;
-  }
-
   // Every placed pod of the job, if all of them may be evicted.
   std::optional<Unit> WholeJob(JobIndex j) const {
     Unit unit{j, true, {}};
@@ -244,8 +234,6 @@ class Planner {
     if (!request.FitsIn(room)) return std::nullopt;
     return units;
   }
-
-  Session& session() { return session_; }
 
   // Whether any pod may be a victim at all (then planning is worth it).
   bool AnyEligible() const {

@@ -300,16 +300,23 @@ void ClusterCache::AssumeGroupStatus(const std::string& namespace_name, const st
     assumed->status = status;
     entry.assumed = std::move(assumed);
     entry.assumed_until = until;
+    assumed_groups_.insert(it->first);
   }
   ++generation_;
 }
 
 int ClusterCache::ExpireAssumed(Clock::MonotonicTime now) {
   std::lock_guard lock(mu_);
-  for (auto& [key, entry] : groups_) {
-    if (entry.assumed != nullptr && entry.assumed_until <= now) {
-      entry.assumed.reset();
+  for (auto key = assumed_groups_.begin(); key != assumed_groups_.end();) {
+    auto it = groups_.find(*key);
+    if (it == groups_.end() || it->second.assumed == nullptr) {
+      key = assumed_groups_.erase(key);
+    } else if (it->second.assumed_until <= now) {
+      it->second.assumed.reset();
       ++generation_;
+      key = assumed_groups_.erase(key);
+    } else {
+      ++key;
     }
   }
   for (auto uid = preempting_.begin(); uid != preempting_.end();) {

@@ -164,6 +164,8 @@ class ClusterCache {
   std::map<std::string, PodEntry, std::less<>> pods_;             // by uid
   std::map<std::string, GroupEntry, std::less<>> groups_;         // by ns/name
   JobMap jobs_;  // every job with a task or a PodGroup
+  // Groups with an assumed status: what ExpireAssumed visits for them, rather than every group.
+  std::set<std::string, std::less<>> assumed_groups_;
   // Pods with an assumed eviction or nomination: what ExpireAssumed visits for them.
   std::set<std::string, std::less<>> preempting_;
   // Pods whose failed bind has an expiry: what ExpireAssumed visits, rather than every pod.
