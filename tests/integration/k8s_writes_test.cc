@@ -144,11 +144,25 @@ TEST_F(WritesTest, EvictionBlockedByABudgetIsResourceExhausted) {
   };
   ASSERT_TRUE(
       api_->Create("/apis/policy/v1/namespaces/" + ns_ + "/poddisruptionbudgets", pdb.dump()).ok());
+  // A dry run hears the same "no" (what the binder asks before a preemption's evictions).
+  Status dry_run = Evict(*api_, ns_, "p", 0, /*dry_run=*/true);
+  EXPECT_EQ(dry_run.code(), StatusCode::kResourceExhausted) << dry_run;
   Status evicted = Evict(*api_, ns_, "p", 0);
   // Without a disruption controller the budget's status is never computed, so the API server
   // refuses every eviction it covers: exactly the "no" we must surface, not retry.
   EXPECT_EQ(evicted.code(), StatusCode::kResourceExhausted) << evicted;
   EXPECT_TRUE(api_->Get(PodPath("p")).ok());
+}
+
+TEST_F(WritesTest, ADryRunEvictionLeavesThePod) {
+  std::string uid = CreatePod("p");
+  ASSERT_TRUE(Bind(*api_, ns_, "p", uid, node_).ok());
+  ASSERT_TRUE(WaitForPhase("p", "Running")) << "pod never became Running";
+  Status dry_run = Evict(*api_, ns_, "p", 0, /*dry_run=*/true);
+  ASSERT_TRUE(dry_run.ok()) << dry_run;
+  StatusOr<std::string> pod = api_->Get(PodPath("p"));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(nlohmann::json::parse(*pod)["metadata"].count("deletionTimestamp"), 0U) << *pod;
 }
 
 TEST_F(WritesTest, DeleteHonoursPreconditions) {

@@ -30,6 +30,9 @@ void PreemptAction::Execute(Session& session) {
           j, JobReason::kWaitingForPreemption,
           "preempting " + std::to_string(plan.evicted) +
               " pod(s) of lower-priority jobs in queue " + session.job(j).queue + "; " +
+              (plan.withdrawn > 0 ? "taking back " + std::to_string(plan.withdrawn) +
+                                        " placement(s) not yet bound; "
+                                  : std::string()) +
               std::to_string(plan.pipelined) + " pod(s) nominated to the room they free",
           /*tell_pods=*/true, /*replace=*/true);
     } else if (!plan.why_not.empty()) {

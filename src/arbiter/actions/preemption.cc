@@ -38,8 +38,15 @@ bool LackedRoom(const Session& session, JobIndex j) {
   }
 }
 
+// Running or bound pods are evicted; pods another job's placement of this very session put on a
+// node (kAllocated, not yet bound) are withdrawn, which costs nothing: they never started.
 bool IsVictimState(TaskState state) {
-  return state == TaskState::kRunning || state == TaskState::kBound;
+  return state == TaskState::kRunning || state == TaskState::kBound ||
+         state == TaskState::kAllocated;
+}
+
+bool PlacedThisSession(const Session& session, TaskIndex t) {
+  return session.task_state(t) == TaskState::kAllocated;
 }
 
 // When the pod started running (status.startTime), else when it was created.
@@ -56,11 +63,17 @@ struct Unit {
 
 // What a choice of victims costs, compared in this order (smaller is better).
 struct Cost {
+  std::int32_t budgeted = 0;  // victims a PodDisruptionBudget covers (within its allowance)
   std::int32_t jobs_broken = 0;
   std::int32_t top_priority = std::numeric_limits<std::int32_t>::min();
+  // Victim jobs that already lost pods within the no-repeat window, to any preemptor: a job that
+  // was just restarted is the youngest, and so would otherwise be the cheapest victim again.
+  std::int32_t jobs_preempted_lately = 0;
   std::int64_t seconds_lost = 0;
   std::int32_t pods = 0;
-  auto Key() const { return std::tie(jobs_broken, top_priority, seconds_lost, pods); }
+  auto Key() const {
+    return std::tie(budgeted, jobs_broken, top_priority, jobs_preempted_lately, seconds_lost, pods);
+  }
 };
 
 class Planner {
@@ -73,6 +86,16 @@ class Planner {
         options_(options),
         guard_(guard) {
     on_node_.resize(static_cast<std::size_t>(session.node_count()));
+    pdb_taken_.assign(session.snapshot().pdbs.size(), 0);
+    preempted_lately_.assign(static_cast<std::size_t>(session.job_count()), 0);
+    for (std::string_view key :
+         session.history().VictimJobsSince(session.now() - options.no_repeat_window)) {
+      const std::size_t slash = key.find('/');
+      if (slash == std::string_view::npos) continue;
+      if (auto j = session.snapshot().FindJob(key.substr(0, slash), key.substr(slash + 1))) {
+        preempted_lately_[j->pos()] = 1;
+      }
+    }
     allowed_now_.assign(session.snapshot().tasks.size(), 0);
     for (std::size_t i = 0; i < session.snapshot().tasks.size(); ++i) {
       const auto t = TaskIndex::Of(i);
@@ -91,8 +114,15 @@ class Planner {
 
   bool Allowed(TaskIndex victim) const {
     const JobIndex j = session_.task(victim).job;
-    if (j == preemptor_ || NeverVictim(session_, victim, options_)) return false;
-    if (!allowed_(session_, preemptor_, victim)) return false;
+    if (j == preemptor_ || !allowed_(session_, preemptor_, victim)) return false;
+    if (PlacedThisSession(session_, victim)) {
+      // Withdrawn, not evicted: no minimum runtime, budget or refusal applies.
+      PreemptionOptions unstarted = options_;
+      unstarted.min_runtime = std::chrono::seconds(0);
+      return !NeverVictim(session_, victim, unstarted);
+    }
+    if (NeverVictim(session_, victim, options_)) return false;
+    if (session_.task(victim).eviction_refused) return false;
     const EvictionHistory& history = session_.history();
     const JobInfo& job = session_.job(j);
     if (options_.evictions_per_minute_per_queue > 0 &&
@@ -120,12 +150,60 @@ class Planner {
     return unit;
   }
 
+  // Whether the pods of `units` (but those of `except_job`), and `extra`, may all be evicted
+  // within their PodDisruptionBudgets, after the plan's earlier choices. The Eviction API would
+  // refuse the rest (a pod several budgets cover, always), so a plan never counts on them.
+  bool WithinBudgets(const std::vector<Unit>& units, const Unit& extra,
+                     std::optional<JobIndex> except_job = std::nullopt) const {
+    if (session_.snapshot().pdbs.empty()) return true;
+    std::map<std::int32_t, std::int32_t> used;
+    const auto fits = [&](const Unit& u) {
+      for (TaskIndex t : u.tasks) {
+        const std::int32_t pdb = session_.task(t).pdb;
+        if (pdb == kSeveralPdbs) return false;
+        if (pdb == kNoPdb) continue;
+        const auto i = static_cast<std::size_t>(pdb);
+        if (pdb_taken_[i] + ++used[pdb] > session_.snapshot().pdbs[i].allowed) return false;
+      }
+      return true;
+    };
+    for (const Unit& u : units) {
+      if (u.job != except_job && !fits(u)) return false;
+    }
+    if (fits(extra)) return true;
+    budget_refused_ = true;
+    return false;
+  }
+
+  // Whether some victim was left out because its PodDisruptionBudget would refuse it.
+  bool budget_refused() const { return budget_refused_; }
+
+  // The victims of a chosen node count against their budgets for the plan's next choices.
+  void Take(const std::vector<Unit>& units) {
+    for (const Unit& u : units) {
+      for (TaskIndex t : u.tasks) {
+        if (const std::int32_t pdb = session_.task(t).pdb; pdb >= 0) {
+          ++pdb_taken_[static_cast<std::size_t>(pdb)];
+        }
+      }
+    }
+  }
+
   Cost CostOf(const std::vector<Unit>& units) const {
     Cost cost;
     for (const Unit& u : units) {
+      for (TaskIndex t : u.tasks) cost.budgeted += session_.task(t).pdb != kNoPdb ? 1 : 0;
+    }
+    for (const Unit& u : units) {
+      // Withdrawn placements cost nothing: a unit of those alone breaks no running job.
+      const bool runs = std::any_of(u.tasks.begin(), u.tasks.end(),
+                                    [&](TaskIndex t) { return !PlacedThisSession(session_, t); });
+      if (!runs) continue;
       cost.jobs_broken += u.whole ? 1 : 0;
+      cost.jobs_preempted_lately += preempted_lately_[u.job.pos()];
       cost.top_priority = std::max(cost.top_priority, session_.job(u.job).priority);
       for (TaskIndex t : u.tasks) {
+        if (PlacedThisSession(session_, t)) continue;
         cost.seconds_lost += std::chrono::duration_cast<std::chrono::seconds>(
                                  session_.now() - StartOf(session_.task(t)))
                                  .count();
@@ -147,8 +225,12 @@ class Planner {
     for (TaskIndex v : candidates) all.Add(session_.task(v).request);
     if (!request.FitsIn(all)) return std::nullopt;  // even every victim here is not enough
 
-    // Cheapest victims first: lowest job priority, then youngest, then by name.
+    // Cheapest victims first: those no PodDisruptionBudget covers, the lowest job priority,
+    // then youngest, then by name.
     std::sort(candidates.begin(), candidates.end(), [&](TaskIndex a, TaskIndex b) {
+      const bool budgeted_a = session_.task(a).pdb != kNoPdb;
+      const bool budgeted_b = session_.task(b).pdb != kNoPdb;
+      if (budgeted_a != budgeted_b) return budgeted_b;
       const TaskInfo& ta = session_.task(a);
       const TaskInfo& tb = session_.task(b);
       const auto pa = session_.job(ta.job).priority;
@@ -193,7 +275,7 @@ class Planner {
         if (left_named < it->second) continue;
       }
       Unit unit{info.job, false, {v}};
-      if (!guard_allows(unit)) continue;
+      if (!guard_allows(unit) || !WithinBudgets(units, unit)) continue;
       ++taken[info.job];
       ++taken_by_name[{info.job, info.task_name}];
       charge(unit, true);
@@ -209,7 +291,7 @@ class Planner {
         continue;
       }
       std::optional<Unit> whole = WholeJob(j);
-      if (!whole.has_value()) continue;
+      if (!whole.has_value() || !WithinBudgets(units, *whole, j)) continue;
       // Its surplus pods taken above become part of the whole job.
       for (const Unit& u : units) {
         if (u.job == j) charge(u, false);
@@ -253,15 +335,33 @@ class Planner {
   const QueueGuard& guard_;
   std::vector<std::vector<TaskIndex>> on_node_;  // pods that could be victims, per node
   std::vector<char> allowed_now_;                // per task: Allowed() at the plan's start
+  std::vector<std::int32_t> pdb_taken_;          // per budget: victims the plan chose so far
+  mutable bool budget_refused_ = false;
+  std::vector<char> preempted_lately_;  // per job: lost pods within the no-repeat window
 };
 
-void EvictUnit(Statement& statement, const Unit& unit) {
-  for (TaskIndex t : unit.tasks) statement.Evict(t);
+void EvictUnit(Statement& statement, const Session& session, const Unit& unit) {
+  for (TaskIndex t : unit.tasks) {
+    if (PlacedThisSession(session, t)) {
+      statement.Withdraw(t);
+    } else {
+      statement.Evict(t);
+    }
+  }
 }
 
-// The job, priority and start of a unit, most valuable first: the order in which victims are
-// given back.
+bool CoversBudgetedPod(const Session& session, const Unit& unit) {
+  return std::any_of(unit.tasks.begin(), unit.tasks.end(),
+                     [&](TaskIndex t) { return session.task(t).pdb != kNoPdb; });
+}
+
+// The order in which victims are given back: units with a pod a PodDisruptionBudget covers
+// first (so that an eviction the API server may refuse is in the plan only if it must be), then
+// the most valuable: job priority, then the oldest.
 bool MoreValuable(const Session& session, const Unit& a, const Unit& b) {
+  const bool budgeted_a = CoversBudgetedPod(session, a);
+  const bool budgeted_b = CoversBudgetedPod(session, b);
+  if (budgeted_a != budgeted_b) return budgeted_a;
   const auto pa = session.job(a.job).priority;
   const auto pb = session.job(b.job).priority;
   if (pa != pb) return pa > pb;
@@ -390,7 +490,7 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
     for (std::size_t i : order) {
       auto& [cost, n, units] = choices[i];
       const Statement::Mark mark = statement.mark();
-      for (const Unit& u : units) EvictUnit(statement, u);
+      for (const Unit& u : units) EvictUnit(statement, session, u);
       const bool fits = session.Filter(t, n).fit();
       statement.RollbackTo(mark);
       if (!fits) continue;
@@ -401,14 +501,18 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
     if (!best.has_value()) {
       failed.push_back(t);
       if (plan.why_not.empty()) {
-        plan.why_not = "pod " + session.task(t).Key() +
-                       " fits on no node even without the pods it may preempt: " +
-                       idle_failure.Message(session, t, /*gang=*/true);
+        plan.why_not = planner.budget_refused()
+                           ? "pod " + session.task(t).Key() +
+                                 " fits on no node unless pods are evicted that a "
+                                 "PodDisruptionBudget protects now"
+                           : "pod " + session.task(t).Key() +
+                                 " fits on no node even without the pods it may preempt: " +
+                                 idle_failure.Message(session, t, /*gang=*/true);
       }
       continue;
     }
     for (Unit& u : best_units) {
-      EvictUnit(statement, u);
+      EvictUnit(statement, session, u);
       if (u.whole) {
         // Its surplus pods evicted for earlier tasks join it: given back together or not at all,
         // so that a reprieve never leaves the job below its minimum.
@@ -423,6 +527,7 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
       }
       evicted.push_back(std::move(u));
     }
+    planner.Take(best_units);
     statement.Pipeline(t, best->second);
   }
   if (!session.JobReady(preemptor) || evicted.empty()) {
@@ -438,7 +543,7 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
     const Statement::Mark mark = statement.mark();
     bool restored = true;
     for (TaskIndex t : u.tasks) {
-      if (!session.CanRestore(t)) {
+      if (!statement.CanRestore(t)) {
         restored = false;
         break;
       }
@@ -447,10 +552,32 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
     if (!restored) statement.RollbackTo(mark);
   }
   plan.evicted = statement.evicted_count();
+  plan.withdrawn = statement.withdrawn_count();
   plan.pipelined = statement.pipelined_count();
   statement.CommitPreemption(preemptor, kind, options.max_grace_seconds);
   plan.committed = true;
   if (session.job_phase(preemptor) == PodGroupPhase::kPending) session.AdmitJob(preemptor);
+  // Placements taken back before they were bound: the pods hear why, and so does a job left
+  // with none of them.
+  const std::string for_whom =
+      session.job(preemptor).Key() + " (" + std::string(EvictionKindName(kind)) + ")";
+  for (const Unit& u : evicted) {
+    bool all_withdrawn = true;
+    for (TaskIndex t : u.tasks) {
+      if (session.task_state(t) != TaskState::kPending) {
+        all_withdrawn = false;
+        continue;
+      }
+      session.RecordTaskUnschedulable(
+          t, TaskReason::kWithdrawn,
+          "its placement was taken back before it was bound: the room went to " + for_whom);
+    }
+    if (u.whole && all_withdrawn) {
+      session.RecordJobUnschedulable(
+          u.job, JobReason::kPreempted,
+          "its placement was taken back before it started: the room went to " + for_whom);
+    }
+  }
   // A job evicted whole waits to start again: its pods left pending hear why.
   for (const Unit& u : evicted) {
     if (!u.whole || session.task_state(u.tasks.front()) != TaskState::kReleasing) continue;

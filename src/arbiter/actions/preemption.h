@@ -6,17 +6,28 @@
 //   * idle room first: a task that fits where nothing need leave goes there;
 //   * gang-safe victims: a victim job keeps its minMember (and every minTaskMember) or loses all
 //     of its pods; its surplus pods are taken before any whole job;
-//   * the cheapest node per task: fewest jobs broken, then the lowest victim priority, then the
-//     least running time lost (youngest first), then the fewest pods;
+//   * PodDisruptionBudgets: a plan never counts on an eviction that a budget would refuse (more
+//     of its pods than its disruptionsAllowed, or a pod several budgets cover), and pods a
+//     budget covers are chosen last: after every other pod on a node, and on the node that
+//     needs the fewest of them;
+//   * the cheapest node per task: fewest pods a budget covers, then fewest jobs broken, then the
+//     lowest victim priority, then the least running time lost (youngest first), then the
+//     fewest pods;
 //   * simulate, then commit: evictions are issued only if the job's whole minimum is placed
 //     (pipelined onto the room being freed); otherwise the Statement is discarded;
-//   * reprieve: once the job fits, every victim that is not needed is given back, the most
-//     valuable first (as kube-scheduler's reprieve and Kueue's minimisation do);
+//   * reprieve: once the job fits, every victim that is not needed is given back, those a
+//     PodDisruptionBudget covers first, then the most valuable (as kube-scheduler's reprieve and
+//     Kueue's minimisation do);
 //   * never a victim: pods in kube-system, of the system-node-critical and
 //     system-cluster-critical priority classes, labelled (pod or PodGroup)
 //     arbiter.dev/preemptable: "false", younger than PreemptionOptions::min_runtime, not running,
-//     or of the preemptor's own job. A preemptor with a pod whose preemptionPolicy is Never
-//     evicts nothing.
+//     of the preemptor's own job, or whose eviction the API server refused lately. A preemptor with
+//     a pod whose preemptionPolicy is Never evicts nothing.
+//
+// Victims are running or bound pods, which are evicted, and pods that another job's placement
+// of this same session put on a node (not bound yet), which are withdrawn at no cost: so that a
+// lower-priority job placed in room a higher-priority one could not use alone is not started
+// only to be evicted in the next session.
 //
 // The preemptor's tasks are pipelined (kPipelined), not bound: they are nominated to the nodes
 // whose room is being freed, and allocate binds them in a later session once the victims are
@@ -88,6 +99,7 @@ std::vector<JobIndex> PreemptorCandidates(const Session& session);
 struct PreemptionPlan {
   bool committed = false;
   std::int32_t evicted = 0;    // pods evicted by the committed plan
+  std::int32_t withdrawn = 0;  // pods placed earlier in this session whose placement it took back
   std::int32_t pipelined = 0;  // the preemptor's pods nominated
   // When not committed although some pods were eligible victims: what did not fit. Empty when no
   // pod may be evicted for the job at all (its verdict then stays enqueue's or allocate's).

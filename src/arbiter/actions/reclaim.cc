@@ -71,8 +71,11 @@ void ReclaimAction::Execute(Session& session) {
       session.RecordJobUnschedulable(
           j, JobReason::kWaitingForPreemption,
           "reclaiming " + std::to_string(plan.evicted) + " pod(s) from queues above their share" +
-              " for queue " + session.job(j).queue + "; " + std::to_string(plan.pipelined) +
-              " pod(s) nominated to the room they free",
+              " for queue " + session.job(j).queue + "; " +
+              (plan.withdrawn > 0 ? "taking back " + std::to_string(plan.withdrawn) +
+                                        " placement(s) not yet bound; "
+                                  : std::string()) +
+              std::to_string(plan.pipelined) + " pod(s) nominated to the room they free",
           /*tell_pods=*/true, /*replace=*/true);
     }
   }

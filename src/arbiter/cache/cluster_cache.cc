@@ -36,6 +36,21 @@ std::string GroupKey(std::string_view ns, std::string_view name) {
   return key;
 }
 
+// The budget covering the pod (an index into snapshot.pdbs), kNoPdb or kSeveralPdbs.
+std::int32_t PdbOf(const Pod& pod,
+                   const std::unordered_map<std::string_view, std::vector<std::int32_t>>& by_ns,
+                   const Snapshot& snapshot) {
+  auto it = by_ns.find(pod.meta.namespace_name);
+  if (it == by_ns.end()) return kNoPdb;
+  std::int32_t found = kNoPdb;
+  for (std::int32_t i : it->second) {
+    if (!snapshot.pdbs[static_cast<std::size_t>(i)].pdb->Selects(pod.meta.labels)) continue;
+    if (found != kNoPdb) return kSeveralPdbs;
+    found = i;
+  }
+  return found;
+}
+
 void EraseOnePort(std::vector<HostPort>& ports, const HostPort& port) {
   auto it = std::find(ports.begin(), ports.end(), port);
   if (it != ports.end()) ports.erase(it);
@@ -262,6 +277,51 @@ void ClusterCache::BindFailed(const std::string& pod_uid, Clock::MonotonicTime n
   expiring_.insert(pod_uid);
 }
 
+void ClusterCache::UpsertPodDisruptionBudget(const PodDisruptionBudget& pdb) {
+  std::lock_guard lock(mu_);
+  pdbs_[pdb.meta.Key()] = std::make_shared<const PodDisruptionBudget>(pdb);
+  ++generation_;
+}
+
+void ClusterCache::DeletePodDisruptionBudget(const PodDisruptionBudget& pdb) {
+  std::lock_guard lock(mu_);
+  if (pdbs_.erase(pdb.meta.Key()) > 0) ++generation_;
+}
+
+void ClusterCache::ForgetEvicting(const std::string& pod_uid) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod_uid);
+  if (it == pods_.end() || !it->second.evicting_until.has_value()) return;
+  it->second.evicting_until.reset();
+  ++generation_;
+}
+
+void ClusterCache::AssumeEvictionRefused(const std::string& pod_uid, Clock::MonotonicTime until) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod_uid);
+  if (it == pods_.end()) return;
+  it->second.refused_until = until;
+  preempting_.insert(pod_uid);
+  ++generation_;
+}
+
+void ClusterCache::ForgetNominated(const std::string& pod_uid) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(pod_uid);
+  if (it == pods_.end() || !it->second.nominated.has_value()) return;
+  it->second.nominated.reset();
+  it->second.nominated_until.reset();
+  ++generation_;
+}
+
+void ClusterCache::ForgetGroupStatus(const std::string& namespace_name, const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto it = groups_.find(GroupKey(namespace_name, name));
+  if (it == groups_.end() || it->second.assumed == nullptr) return;
+  it->second.assumed.reset();
+  ++generation_;
+}
+
 void ClusterCache::AssumeEvicting(const std::string& pod_uid, Clock::MonotonicTime until) {
   std::lock_guard lock(mu_);
   auto it = pods_.find(pod_uid);
@@ -335,7 +395,12 @@ int ClusterCache::ExpireAssumed(Clock::MonotonicTime now) {
       entry.nominated_until.reset();
       ++generation_;
     }
-    if (!entry.evicting_until.has_value() && !entry.nominated.has_value()) {
+    if (entry.refused_until.has_value() && *entry.refused_until <= now) {
+      entry.refused_until.reset();
+      ++generation_;
+    }
+    if (!entry.evicting_until.has_value() && !entry.nominated.has_value() &&
+        !entry.refused_until.has_value()) {
       uid = preempting_.erase(uid);
     } else {
       ++uid;
@@ -445,6 +510,15 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
     node_index.emplace(snapshot.nodes[i].name(), NodeIndex::Of(i));
   }
 
+  // Budgets by namespace, so that a pod is matched only against its own namespace's.
+  std::unordered_map<std::string_view, std::vector<std::int32_t>> pdbs_by_namespace;
+  snapshot.pdbs.reserve(pdbs_.size());
+  for (const auto& [key, pdb] : pdbs_) {
+    pdbs_by_namespace[pdb->meta.namespace_name].push_back(
+        static_cast<std::int32_t>(snapshot.pdbs.size()));
+    snapshot.pdbs.push_back(PdbInfo{pdb, pdb->Allowed()});
+  }
+
   snapshot.jobs.reserve(jobs_.size());
   snapshot.tasks.reserve(pods_.size());
   for (const auto& [key, members] : jobs_) {
@@ -518,6 +592,8 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
         auto it = node_index.find(nominated);
         task.nominated = it == node_index.end() ? kNoNode : it->second;
       }
+      task.eviction_refused = entry->refused_until.has_value();
+      if (!pdbs_by_namespace.empty()) task.pdb = PdbOf(*entry->pod, pdbs_by_namespace, snapshot);
       task.job = job_index;
       job.tasks.push_back(TaskIndex::Of(snapshot.tasks.size()));
       snapshot.tasks.push_back(std::move(task));

@@ -34,6 +34,7 @@
 #include "arbiter/model/namespace.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/pod.h"
+#include "arbiter/model/pod_disruption_budget.h"
 #include "arbiter/model/pod_group.h"
 #include "arbiter/model/priority_class.h"
 #include "arbiter/model/queue.h"
@@ -62,6 +63,8 @@ class ClusterCache {
   void DeletePriorityClass(const std::string& name);
   void UpsertNamespace(const Namespace& ns);
   void DeleteNamespace(const std::string& name);
+  void UpsertPodDisruptionBudget(const PodDisruptionBudget& pdb);
+  void DeletePodDisruptionBudget(const PodDisruptionBudget& pdb);
 
   // The scheduler chose `node_name` for the pod: count it there (TaskState::kBinding) until the
   // watch shows the pod bound, deleted or finished. A pod not in the cache is ignored.
@@ -84,6 +87,15 @@ class ClusterCache {
   // count and condition) is not lost to a session that runs before the watch delivers the write.
   void AssumeGroupStatus(const std::string& namespace_name, const std::string& name,
                          const PodGroupStatus& status, Clock::MonotonicTime until);
+  // The plan that evicted the pod was refused (a PodDisruptionBudget, or another victim's
+  // eviction was): it runs on, and is not counted as releasing any more.
+  void ForgetEvicting(const std::string& pod_uid);
+  // The API server refused to evict the pod: TaskInfo::eviction_refused until `until`.
+  void AssumeEvictionRefused(const std::string& pod_uid, Clock::MonotonicTime until);
+  // Drops the nomination assumed for the pod (the plan it was part of was refused).
+  void ForgetNominated(const std::string& pod_uid);
+  // Drops the status assumed for the group (it was not written).
+  void ForgetGroupStatus(const std::string& namespace_name, const std::string& name);
   // Forgets failed assumptions whose expiry has passed; returns how many binds it forgot.
   // Evictions and nominations the watch never confirmed are forgotten too.
   int ExpireAssumed(Clock::MonotonicTime now);
@@ -145,6 +157,7 @@ class ClusterCache {
     std::optional<Clock::MonotonicTime> evicting_until;  // AssumeEvicting
     std::optional<std::string> nominated;                // AssumeNominated
     std::optional<Clock::MonotonicTime> nominated_until;
+    std::optional<Clock::MonotonicTime> refused_until;  // AssumeEvictionRefused
   };
 
   void CountLocked(PodEntry& entry);
@@ -173,6 +186,7 @@ class ClusterCache {
   std::map<std::string, std::shared_ptr<const Queue>, std::less<>> queues_;
   std::map<std::string, PriorityClass, std::less<>> priority_classes_;
   std::map<std::string, Labels, std::less<>> namespaces_;
+  std::map<std::string, std::shared_ptr<const PodDisruptionBudget>, std::less<>> pdbs_;  // ns/name
   std::uint64_t generation_ = 1;
   std::uint64_t snapshot_generation_ = 0;
   std::shared_ptr<const Snapshot> last_snapshot_;

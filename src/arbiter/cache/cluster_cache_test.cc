@@ -322,6 +322,50 @@ TEST_F(ClusterCacheTest, RefusedEvictionIsForgottenAfterTheTtl) {
   EXPECT_EQ(TaskNamed(*Snap(), "p").state, TaskState::kRunning);
 }
 
+TEST_F(ClusterCacheTest, EachTaskNamesTheBudgetThatCoversIt) {
+  const auto budget = [](const std::string& name, const std::string& app, std::int32_t allowed) {
+    PodDisruptionBudget pdb;
+    pdb.meta.namespace_name = "default";
+    pdb.meta.name = name;
+    pdb.selector.emplace().match_labels["app"] = app;
+    pdb.disruptions_allowed = allowed;
+    return pdb;
+  };
+  cache_.UpsertPodDisruptionBudget(budget("db", "db", 1));
+  cache_.UpsertPodDisruptionBudget(budget("db-too", "db", 0));
+  cache_.UpsertPodDisruptionBudget(budget("web", "web", 2));
+  cache_.UpsertPod(MakePod("db").Label("app", "db").Build());
+  cache_.UpsertPod(MakePod("web").Label("app", "web").Build());
+  cache_.UpsertPod(MakePod("other").Build());
+  auto snap = Snap();
+  ASSERT_EQ(snap->pdbs.size(), 3U);  // db, db-too, web
+  EXPECT_EQ(TaskNamed(*snap, "db").pdb, kSeveralPdbs);
+  ASSERT_EQ(TaskNamed(*snap, "web").pdb, 2);
+  EXPECT_EQ(snap->pdbs[2].allowed, 2);
+  EXPECT_EQ(TaskNamed(*snap, "other").pdb, kNoPdb);
+  cache_.DeletePodDisruptionBudget(budget("db-too", "db", 0));
+  snap = Snap();
+  EXPECT_EQ(TaskNamed(*snap, "db").pdb, 0);
+  EXPECT_EQ(snap->pdbs[0].allowed, 1);
+}
+
+TEST_F(ClusterCacheTest, ARefusedPlanIsForgottenAndItsRefusedPodMarkedUntilTheTtl) {
+  cache_.UpsertPod(MakePod("v").Request("cpu", "1").OnNode("n1").Build());
+  cache_.UpsertPod(MakePod("p").Request("cpu", "1").Build());
+  cache_.AssumeEvicting("default/v", kT0 + std::chrono::seconds(30));
+  cache_.AssumeNominated("default/p", "n1", kT0 + std::chrono::seconds(30));
+  cache_.ForgetEvicting("default/v");
+  cache_.ForgetNominated("default/p");
+  cache_.AssumeEvictionRefused("default/v", kT0 + std::chrono::seconds(30));
+  EXPECT_EQ(TaskNamed(*Snap(), "v").state, TaskState::kRunning);
+  EXPECT_TRUE(TaskNamed(*Snap(), "v").eviction_refused);
+  EXPECT_EQ(TaskNamed(*Snap(), "p").nominated, kNoNode);
+  cache_.ExpireAssumed(kT0 + std::chrono::seconds(29));
+  EXPECT_TRUE(TaskNamed(*Snap(), "v").eviction_refused);
+  cache_.ExpireAssumed(kT0 + std::chrono::seconds(30));
+  EXPECT_FALSE(TaskNamed(*Snap(), "v").eviction_refused);
+}
+
 TEST_F(ClusterCacheTest, AssumedNominationHoldsUntilTheWatchShowsIt) {
   Pod pod = MakePod("p").Request("cpu", "1").Build();
   cache_.UpsertPod(pod);

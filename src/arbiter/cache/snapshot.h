@@ -12,7 +12,8 @@
 //     kept), per missing group named by pods, and per pod that names no group (a group of one in
 //     queue "default"). A pod without a group and a group may share a name: FindJob finds the
 //     group's job;
-//   * queues, namespace labels, priority class values.
+//   * queues, namespace labels, priority class values, PodDisruptionBudgets (each task names the
+//     budget that covers it).
 // Every vector is sorted by a total order (nodes by name, jobs by namespace/name, tasks by job then
 // namespace/name, queues by name), so iteration is deterministic.
 //
@@ -36,6 +37,7 @@
 #include "arbiter/model/object_meta.h"
 #include "arbiter/model/placement_rules.h"
 #include "arbiter/model/pod.h"
+#include "arbiter/model/pod_disruption_budget.h"
 #include "arbiter/model/pod_group.h"
 #include "arbiter/model/queue.h"
 #include "arbiter/resource/resource_vector.h"
@@ -97,6 +99,12 @@ struct TaskInfo {
   // A pending pod's status.nominatedNodeName: the node whose room preemption is freeing for it.
   NodeIndex nominated = kNoNode;
   JobIndex job{0};
+  // The PodDisruptionBudget covering the pod: an index into Snapshot::pdbs, kNoPdb, or
+  // kSeveralPdbs (the Eviction API refuses to evict a pod that several budgets cover).
+  std::int32_t pdb = -1;
+  // An eviction of this pod was refused lately (ClusterCache::AssumeEvictionRefused): a plan
+  // does not count on it again until the refusal is forgotten.
+  bool eviction_refused = false;
 
   const std::string& namespace_name() const { return pod->meta.namespace_name; }
   const std::string& name() const { return pod->meta.name; }
@@ -125,6 +133,15 @@ struct JobInfo {
   std::string Key() const { return namespace_name + "/" + name; }
 };
 
+inline constexpr std::int32_t kNoPdb = -1;
+inline constexpr std::int32_t kSeveralPdbs = -2;
+
+// A PodDisruptionBudget as far as preemption cares: how many pods it covers may be evicted now.
+struct PdbInfo {
+  std::shared_ptr<const PodDisruptionBudget> pdb;
+  std::int32_t allowed = 0;  // PodDisruptionBudget::Allowed()
+};
+
 struct QueueInfo {
   std::shared_ptr<const Queue> queue;
   const std::string& name() const { return queue->meta.name; }
@@ -136,6 +153,7 @@ struct Snapshot {
   std::vector<TaskInfo> tasks;
   std::vector<JobInfo> jobs;
   std::vector<QueueInfo> queues;
+  std::vector<PdbInfo> pdbs;  // by namespace/name
   std::map<std::string, Labels, std::less<>> namespace_labels;
   // When the snapshot was built. A snapshot is reused while nothing changes, so sessions take
   // their time from Scheduler::RunSession's `now`, not from here.

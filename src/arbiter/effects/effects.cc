@@ -1,5 +1,6 @@
 #include "arbiter/effects/effects.h"
 
+#include <string>
 #include <string_view>
 #include <unordered_map>
 
@@ -16,14 +17,49 @@ void Applier::Apply(const SessionResult& result, const Snapshot& snapshot, Effec
   for (const PodGroupUpdate& u : result.group_updates) {
     cache_.AssumeGroupStatus(u.namespace_name, u.name, u.status, now + options_.preemption_ttl);
   }
+  // One batch per preemptor, in the order the session evicted: its evictions, its pods'
+  // nominations and its victims' statuses are made together or not at all.
+  std::vector<PreemptionBatch> batches;
   for (const EvictDecision& e : result.evictions) {
     cache_.AssumeEvicting(e.pod_uid, now + options_.preemption_ttl);
-    effects.Evict(e);
+    if (batches.empty() || batches.back().preemptor != e.preemptor) {
+      batches.emplace_back().preemptor = e.preemptor;
+    }
+    batches.back().evictions.push_back(e);
   }
+  const auto batch_of = [&](std::string_view preemptor) -> PreemptionBatch* {
+    for (PreemptionBatch& b : batches) {
+      if (b.preemptor == preemptor) return &b;
+    }
+    return nullptr;
+  };
+  const auto victim_batch = [&](const PodGroupUpdate& u) -> PreemptionBatch* {
+    if (batches.empty()) return nullptr;
+    const std::string key = u.namespace_name + "/" + u.name;
+    for (PreemptionBatch& b : batches) {
+      for (const EvictDecision& e : b.evictions) {
+        if (e.victim_job == key) return &b;
+      }
+    }
+    return nullptr;
+  };
   for (const NominationDecision& n : result.nominations) {
     cache_.AssumeNominated(n.pod_uid, n.node_name, now + options_.preemption_ttl);
-    effects.Nominate(n);
+    if (PreemptionBatch* b = n.node_name.empty() ? nullptr : batch_of(n.job)) {
+      b->nominations.push_back(n);
+    } else {
+      effects.Nominate(n);
+    }
   }
+  std::vector<const PodGroupUpdate*> direct_updates;
+  for (const PodGroupUpdate& u : result.group_updates) {
+    if (PreemptionBatch* b = victim_batch(u)) {
+      b->victim_updates.push_back(u);
+    } else {
+      direct_updates.push_back(&u);
+    }
+  }
+  for (const PreemptionBatch& b : batches) effects.Preempt(b);
   if (!result.unschedulable.empty()) {
     // The pods as the snapshot saw them: one pass over the tasks, looked up by uid.
     std::unordered_map<std::string_view, const Pod*> observed;
@@ -37,8 +73,21 @@ void Applier::Apply(const SessionResult& result, const Snapshot& snapshot, Effec
       effects.ReportUnschedulable(v, observed[v.pod_uid]);
     }
   }
-  for (const PodGroupUpdate& update : result.group_updates) effects.WriteGroupStatus(update);
+  for (const PodGroupUpdate* update : direct_updates) effects.WriteGroupStatus(*update);
   for (const QueueUpdate& update : result.queue_updates) effects.WriteQueueStatus(update);
+}
+
+void Applier::PreemptionDone(const PreemptionBatch& batch, const std::vector<std::string>& refused,
+                             Clock::MonotonicTime now) {
+  if (refused.empty()) return;
+  for (const EvictDecision& e : batch.evictions) cache_.ForgetEvicting(e.pod_uid);
+  for (const NominationDecision& n : batch.nominations) cache_.ForgetNominated(n.pod_uid);
+  for (const PodGroupUpdate& u : batch.victim_updates) {
+    cache_.ForgetGroupStatus(u.namespace_name, u.name);
+  }
+  for (const std::string& uid : refused) {
+    cache_.AssumeEvictionRefused(uid, now + options_.preemption_ttl);
+  }
 }
 
 void Applier::BindDone(const BindDecision& bind, BindOutcome outcome, Clock::MonotonicTime now) {

@@ -9,6 +9,8 @@
 //      thread, and report each bind's outcome with Applier::BindDone: a failed bind stays assumed
 //      until the watch says otherwise or the failed-bind ttl passes (the API server may have bound
 //      the pod although the call failed), and ExpireAssumed before a later session forgets it;
+//      evictions go one preemptor at a time (PreemptionBatch): all of them, or, if the API server
+//      would refuse any (a PodDisruptionBudget), none, reported with Applier::PreemptionDone;
 //   3. verdicts of pods left pending, PodGroup and Queue statuses.
 //
 //   Applier applier(cache, {.failed_bind_ttl = 30s});
@@ -16,10 +18,12 @@
 //   SessionResult result = scheduler.RunSession(*snapshot, now);
 //   applier.Apply(result, *snapshot, effects);
 //
-// Thread safety: Apply and ExpireAssumed from the session's thread; BindDone from any thread.
+// Thread safety: Apply and ExpireAssumed from the session's thread; BindDone and PreemptionDone
+// from any thread.
 #pragma once
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "arbiter/base/clock.h"
@@ -35,13 +39,26 @@ enum class BindOutcome : std::uint8_t {
   kFailed,           // refused or not answered: it may or may not be bound
 };
 
+// One preemptor's evictions and what is written only if they are made: its pods' nominations
+// and the victims' PodGroup statuses (their preemption counted). All or nothing: an Effects
+// sends none of the evictions if the API server would refuse one (a dry run first), so that a
+// refused plan evicts nothing and the next session plans again.
+struct PreemptionBatch {
+  std::string preemptor;  // namespace/name of the job
+  std::vector<EvictDecision> evictions;
+  std::vector<NominationDecision> nominations;
+  std::vector<PodGroupUpdate> victim_updates;
+};
+
 class Effects {
  public:
   virtual ~Effects() = default;
   // Sends the binds (already assumed); reports each outcome with Applier::BindDone.
   virtual void Bind(const std::vector<BindDecision>& binds) = 0;
-  // Marks the pod DisruptionTarget, records a Preempted event and evicts it (Eviction API).
-  virtual void Evict(const EvictDecision& eviction) = 0;
+  // For each eviction: marks the pod DisruptionTarget, records a Preempted event and evicts it
+  // (Eviction API); then writes the nominations and the victims' statuses. If the API server
+  // would refuse any eviction, does none of it. Reports with Applier::PreemptionDone.
+  virtual void Preempt(const PreemptionBatch& batch) = 0;
   // Sets (or clears) a preemptor's pod's status.nominatedNodeName.
   virtual void Nominate(const NominationDecision& nomination) = 0;
   // A pod stays pending: its FailedScheduling event and PodScheduled=False condition. `observed`
@@ -70,6 +87,11 @@ class Applier {
   void Apply(const SessionResult& result, const Snapshot& snapshot, Effects& effects,
              Clock::MonotonicTime now);
   void BindDone(const BindDecision& bind, BindOutcome outcome, Clock::MonotonicTime now);
+  // How a batch ended: `refused` names the pods (uids) whose eviction the API server refused;
+  // empty, all were made. A refused batch is forgotten (its victims run on, its nominations and
+  // statuses were not written) and the refused pods are not chosen again for preemption_ttl.
+  void PreemptionDone(const PreemptionBatch& batch, const std::vector<std::string>& refused,
+                      Clock::MonotonicTime now);
 
  private:
   ClusterCache& cache_;

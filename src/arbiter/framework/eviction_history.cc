@@ -32,4 +32,12 @@ bool EvictionHistory::EvictedFor(std::string_view preemptor, std::string_view vi
   });
 }
 
+std::vector<std::string_view> EvictionHistory::VictimJobsSince(Clock::WallTime since) const {
+  std::vector<std::string_view> out;
+  for (auto it = entries_.rbegin(); it != entries_.rend() && it->time >= since; ++it) {
+    out.push_back(it->victim_job);
+  }
+  return out;
+}
+
 }  // namespace arbiter

@@ -38,6 +38,9 @@ class EvictionHistory {
   // Whether pods of `victim_job` (namespace/name) were evicted for `preemptor` at or after `since`.
   bool EvictedFor(std::string_view preemptor, std::string_view victim_job,
                   Clock::WallTime since) const;
+  // The jobs (namespace/name) that lost pods at or after `since`, for any preemptor; a job may
+  // be named more than once.
+  std::vector<std::string_view> VictimJobsSince(Clock::WallTime since) const;
 
  private:
   struct Entry {

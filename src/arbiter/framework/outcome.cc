@@ -165,7 +165,8 @@ SessionResult BuildResult(const Session& session) {
     const TaskInfo& info = session.task(t);
     if (info.pod->status.nominated_node_name == session.node(session.task_node(t)).name()) continue;
     result.nominations.push_back({info.namespace_name(), info.name(), info.uid(),
-                                  session.node(session.task_node(t)).name()});
+                                  session.node(session.task_node(t)).name(),
+                                  session.job(info.job).Key()});
   }
   for (std::size_t i = 0; i < snapshot.tasks.size(); ++i) {
     const auto t = TaskIndex::Of(i);
@@ -176,7 +177,8 @@ SessionResult BuildResult(const Session& session) {
         !info.pod->status.nominated_node_name.empty()) {
       const Session::RecordedJobVerdict* jv = session.job_verdict(info.job);
       if (jv == nullptr || jv->verdict.reason != JobReason::kWaitingForPreemption) {
-        result.nominations.push_back({info.namespace_name(), info.name(), info.uid(), ""});
+        result.nominations.push_back(
+            {info.namespace_name(), info.name(), info.uid(), "", session.job(info.job).Key()});
       }
     }
     if (session.task_state(t) != TaskState::kPending &&
@@ -184,10 +186,16 @@ SessionResult BuildResult(const Session& session) {
       continue;
     }
     std::string message;
+    const Session::RecordedJobVerdict* jv = session.job_verdict(session.task(t).job);
     if (const TaskVerdict* v = session.task_verdict(t)) {
       message = v->message;
-    } else if (const Session::RecordedJobVerdict* jv = session.job_verdict(session.task(t).job);
-               jv != nullptr && jv->tell_pods) {
+      // What preemption then made of it follows, as kube-scheduler's "preemption: ..." does.
+      if (jv != nullptr && jv->tell_pods &&
+          (jv->verdict.reason == JobReason::kPreemptionWouldNotFit ||
+           jv->verdict.reason == JobReason::kWaitingForPreemption)) {
+        message += " " + jv->verdict.message;
+      }
+    } else if (jv != nullptr && jv->tell_pods) {
       message = jv->verdict.message;
     } else {
       continue;

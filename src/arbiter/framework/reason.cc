@@ -49,6 +49,8 @@ std::string_view TaskReasonName(TaskReason reason) {
       return "QueueCapability";
     case TaskReason::kSameAsFailedTwin:
       return "SameAsFailedTwin";
+    case TaskReason::kWithdrawn:
+      return "Withdrawn";
   }
   return "NoNodeFits";
 }

@@ -48,6 +48,7 @@ enum class TaskReason : std::uint8_t {
   kQueueOverused,     // its queue has its deserved share while other queues wait
   kQueueCapability,   // it would take its queue over its capability
   kSameAsFailedTwin,  // a task with the same needs found no node this session
+  kWithdrawn,         // placed this session, then its room went to a preemptor
 };
 
 std::string_view TaskReasonName(TaskReason reason);

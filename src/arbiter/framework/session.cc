@@ -126,6 +126,13 @@ bool Session::CanRestore(TaskIndex t) const {
   return info.host_ports.empty() || !HostPortsConflict(info.host_ports, ports_[n]);
 }
 
+bool Session::CanReplace(TaskIndex t, NodeIndex n) const {
+  if (task_state(t) != TaskState::kPending) return false;
+  const TaskInfo& info = task(t);
+  if (!info.request.FitsIn(free_[n.pos()])) return false;
+  return info.host_ports.empty() || !HostPortsConflict(info.host_ports, ports_[n.pos()]);
+}
+
 void Session::OpenPlugins() {
   opening_ = true;
   for (std::size_t i = 0; i < plugins_.owned.size(); ++i) {

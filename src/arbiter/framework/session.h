@@ -80,6 +80,8 @@ class Session {
   std::optional<std::string> WaitingForNominatedRoom(JobIndex j) const;
   // Whether an evicted pod could be given back to its node as things stand (room, host ports).
   bool CanRestore(TaskIndex t) const;
+  // The same for a pod whose placement this session was withdrawn, back onto `n`.
+  bool CanReplace(TaskIndex t, NodeIndex n) const;
   // Tasks of the job that count towards its gang (placed or pipelined, or succeeded), in all and
   // by task name.
   std::int32_t job_ready_tasks(JobIndex j) const;
@@ -168,6 +170,8 @@ class Session {
   // pipelined preemptor only until the victims are gone.
   void CloseNode(NodeIndex n);
   void MarkCommitted(TaskIndex t) { committed_.push_back(t); }
+  // A committed placement taken back by a later plan of the same session: no bind for it.
+  void UnmarkCommitted(TaskIndex t) { std::erase(committed_, t); }
   void MarkEvicted(const Eviction& eviction) { evictions_.push_back(eviction); }
   void MarkNominated(TaskIndex t) { nominations_.push_back(t); }
   void ComputeHolds();

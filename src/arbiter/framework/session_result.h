@@ -50,6 +50,7 @@ struct NominationDecision {
   std::string pod_name;
   std::string pod_uid;
   std::string node_name;
+  std::string job;  // the pod's job, namespace/name
 };
 
 // A pod that stays pending after this session, and why: the FailedScheduling event's note, e.g.

@@ -28,12 +28,35 @@ void Statement::Evict(TaskIndex task) {
   steps_.push_back({Op::kEvict, task, prior, {}});
 }
 
+void Statement::Withdraw(TaskIndex task) {
+  ARBITER_CHECK(session_.task_state(task) == TaskState::kAllocated) << session_.task(task).Key();
+  const NodeIndex node = session_.task_node(task);
+  session_.Unplace(task);
+  steps_.push_back({Op::kWithdraw, task, TaskState::kAllocated, {}, node});
+}
+
+bool Statement::CanRestore(TaskIndex task) const {
+  auto it = std::find_if(steps_.rbegin(), steps_.rend(), [&](const Step& s) {
+    return (s.op == Op::kEvict || s.op == Op::kWithdraw) && s.task == task;
+  });
+  if (it == steps_.rend()) return false;
+  return it->op == Op::kWithdraw ? session_.CanReplace(task, it->node) : session_.CanRestore(task);
+}
+
 void Statement::Restore(TaskIndex task) {
-  ARBITER_CHECK(session_.CanRestore(task)) << session_.task(task).Key();
-  // The state it had before this statement evicted it.
-  auto it = std::find_if(steps_.rbegin(), steps_.rend(),
-                         [&](const Step& s) { return s.op == Op::kEvict && s.task == task; });
+  // The state it had before this statement evicted or withdrew it.
+  auto it = std::find_if(steps_.rbegin(), steps_.rend(), [&](const Step& s) {
+    return (s.op == Op::kEvict || s.op == Op::kWithdraw) && s.task == task;
+  });
   ARBITER_CHECK(it != steps_.rend()) << session_.task(task).Key() << " was not evicted here";
+  if (it->op == Op::kWithdraw) {
+    const NodeIndex node = it->node;
+    ARBITER_CHECK(session_.CanReplace(task, node)) << session_.task(task).Key();
+    session_.Place(task, node);
+    steps_.push_back({Op::kReplace, task, TaskState::kAllocated, {}, node});
+    return;
+  }
+  ARBITER_CHECK(session_.CanRestore(task)) << session_.task(task).Key();
   session_.Restore(task, it->prior);
   steps_.push_back({Op::kRestore, task, it->prior, {}});
 }
@@ -47,7 +70,7 @@ void Statement::ReleaseHold(TaskIndex task) {
 void Statement::Commit() {
   for (const Step& s : steps_) {
     ARBITER_CHECK(s.op == Op::kAllocate || s.op == Op::kReleaseHold)
-        << "a statement that evicts commits with CommitPreemption";
+        << "a statement that evicts or withdraws commits with CommitPreemption";
     if (s.op == Op::kAllocate) session_.MarkCommitted(s.task);
   }
   steps_.clear();
@@ -72,8 +95,13 @@ void Statement::CommitPreemption(JobIndex preemptor, EvictionKind kind,
         emptied.insert(session_.task_node(s.task));
         break;
       }
+      case Op::kWithdraw:
+        // Still withdrawn (not placed back by a reprieve): its bind is not made.
+        if (session_.task_state(s.task) == TaskState::kPending) session_.UnmarkCommitted(s.task);
+        break;
       case Op::kRestore:
       case Op::kReleaseHold:
+      case Op::kReplace:
         break;
     }
   }
@@ -107,6 +135,12 @@ void Statement::Undo(Step& step) {
     case Op::kReleaseHold:
       session_.RetakeHold(step.task, step.held);
       break;
+    case Op::kWithdraw:
+      session_.Place(step.task, step.node);
+      break;
+    case Op::kReplace:
+      session_.Unplace(step.task);
+      break;
   }
 }
 
@@ -118,6 +152,16 @@ std::int32_t Statement::evicted_count() const {
     }
   }
   return static_cast<std::int32_t>(evicted.size());
+}
+
+std::int32_t Statement::withdrawn_count() const {
+  std::set<TaskIndex> withdrawn;
+  for (const Step& s : steps_) {
+    if (s.op == Op::kWithdraw && session_.task_state(s.task) == TaskState::kPending) {
+      withdrawn.insert(s.task);
+    }
+  }
+  return static_cast<std::int32_t>(withdrawn.size());
 }
 
 std::int32_t Statement::pipelined_count() const {

@@ -35,8 +35,14 @@ class Statement {
   void Pipeline(TaskIndex task, NodeIndex node);
   // A bound or running task leaves its node in the plan.
   void Evict(TaskIndex task);
-  // An evicted task is given back its node (CHECKs Session::CanRestore).
+  // A task another job's statement allocated earlier in this session leaves its node before it
+  // was ever bound: nothing is evicted, the room is free at once.
+  void Withdraw(TaskIndex task);
+  // An evicted task is given back its node (CHECKs Session::CanRestore), or a withdrawn one its
+  // placement (CHECKs Session::CanReplace).
   void Restore(TaskIndex task);
+  // Whether Restore(task) may be called as things stand.
+  bool CanRestore(TaskIndex task) const;
   // The room held for a nominated task goes back to its node's free room (nothing if it has no
   // hold); Discard holds it again.
   void ReleaseHold(TaskIndex task);
@@ -55,17 +61,27 @@ class Statement {
   void RollbackTo(Mark mark);
 
   std::size_t size() const { return steps_.size(); }
-  // Tasks evicted, and pipelined, as the plan stands.
+  // Tasks evicted, withdrawn, and pipelined, as the plan stands.
   std::int32_t evicted_count() const;
+  std::int32_t withdrawn_count() const;
   std::int32_t pipelined_count() const;
 
  private:
-  enum class Op : std::uint8_t { kAllocate, kPipeline, kEvict, kRestore, kReleaseHold };
+  enum class Op : std::uint8_t {
+    kAllocate,
+    kPipeline,
+    kEvict,
+    kRestore,
+    kReleaseHold,
+    kWithdraw,
+    kReplace,  // a withdrawn task placed back
+  };
   struct Step {
     Op op;
     TaskIndex task;
     TaskState prior = TaskState::kPending;  // kEvict: the state to restore
     ResourceVector held;                    // kReleaseHold: the room released
+    NodeIndex node = kNoNode;               // kWithdraw: where it was placed
   };
   void Undo(Step& step);
 

@@ -506,6 +506,7 @@ std::string_view KindName(const Event& /*unused*/) { return "event"; }
 std::string_view KindName(const ResourceQuota& /*unused*/) { return "resourcequota"; }
 std::string_view KindName(const PodGroup& /*unused*/) { return "podgroup"; }
 std::string_view KindName(const Queue& /*unused*/) { return "queue"; }
+std::string_view KindName(const PodDisruptionBudget& /*unused*/) { return "poddisruptionbudget"; }
 
 Status ReadBody(raw_json_string key, value& f, Pod& out) {
   if (key == "spec") return At("spec", ReadPodSpec(f, out.spec));
@@ -763,6 +764,27 @@ Status ReadBody(raw_json_string key, value& f, Queue& out) {
   return Status::Ok();
 }
 
+Status ReadBody(raw_json_string key, value& f, PodDisruptionBudget& out) {
+  if (key == "spec") {
+    return At("spec", ReadFields(f, [&](raw_json_string k, value& g) {
+                if (k != "selector" || IsNull(g)) return Status::Ok();
+                return At("selector", ReadLabelSelector(g, out.selector.emplace()));
+              }));
+  }
+  if (key == "status") {
+    return At("status", ReadFields(f, [&](raw_json_string k, value& g) {
+                if (k == "disruptionsAllowed") {
+                  return At("disruptionsAllowed", ReadInt32(g, out.disruptions_allowed));
+                }
+                if (k == "observedGeneration") {
+                  return At("observedGeneration", ReadInt64(g, out.observed_generation));
+                }
+                return Status::Ok();
+              }));
+  }
+  return Status::Ok();
+}
+
 // ---- Top level ---------------------------------------------------------------------------------
 
 // "pod ns/name: <path>: <what>", naming the object as well as its metadata was read.
@@ -861,6 +883,9 @@ StatusOr<PodGroup> DecodePodGroup(value json_value) {
   return DecodeTop<PodGroup>(json_value, true);
 }
 StatusOr<Queue> DecodeQueue(value json_value) { return DecodeTop<Queue>(json_value, true); }
+StatusOr<PodDisruptionBudget> DecodePodDisruptionBudget(value json_value) {
+  return DecodeTop<PodDisruptionBudget>(json_value, true);
+}
 
 StatusOr<ApiStatus> DecodeApiStatus(value json_value) {
   ApiStatus out;
@@ -1106,6 +1131,7 @@ ARBITER_K8S_INSTANTIATE_DECODERS(Event);
 ARBITER_K8S_INSTANTIATE_DECODERS(ResourceQuota);
 ARBITER_K8S_INSTANTIATE_DECODERS(PodGroup);
 ARBITER_K8S_INSTANTIATE_DECODERS(Queue);
+ARBITER_K8S_INSTANTIATE_DECODERS(PodDisruptionBudget);
 
 #undef ARBITER_K8S_INSTANTIATE_DECODERS
 // NOLINTEND(bugprone-macro-parentheses)

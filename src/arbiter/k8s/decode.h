@@ -39,6 +39,7 @@
 #include "arbiter/model/namespace.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/pod.h"
+#include "arbiter/model/pod_disruption_budget.h"
 #include "arbiter/model/pod_group.h"
 #include "arbiter/model/priority_class.h"
 #include "arbiter/model/queue.h"
@@ -56,6 +57,7 @@ StatusOr<Event> DecodeEvent(simdjson::ondemand::value json_value);
 StatusOr<ResourceQuota> DecodeResourceQuota(simdjson::ondemand::value json_value);
 StatusOr<PodGroup> DecodePodGroup(simdjson::ondemand::value json_value);
 StatusOr<Queue> DecodeQueue(simdjson::ondemand::value json_value);
+StatusOr<PodDisruptionBudget> DecodePodDisruptionBudget(simdjson::ondemand::value json_value);
 
 // One object as a whole JSON document (a GET response). T is one of the model types above.
 template <typename T>

@@ -35,13 +35,14 @@ StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
 }
 
 Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,
-             std::int64_t grace_period_seconds) {
+             std::int64_t grace_period_seconds, bool dry_run) {
   nlohmann::json eviction = {
       {"apiVersion", "policy/v1"},
       {"kind", "Eviction"},
       {"metadata", {{"name", pod_name}, {"namespace", namespace_name}}},
       {"deleteOptions", {{"gracePeriodSeconds", grace_period_seconds}}},
   };
+  if (dry_run) eviction["deleteOptions"]["dryRun"] = nlohmann::json::array({"All"});
   HttpRequest request;
   request.method = "POST";
   request.path = PodPath(namespace_name, pod_name) + "/eviction";

@@ -29,9 +29,10 @@ StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
 
 // Evicts a pod through the policy/v1 Eviction subresource, honouring PodDisruptionBudgets: when
 // a budget forbids it the result is RESOURCE_EXHAUSTED with the server's reason (not retried
-// here: the evictor decides when to try again). A pod already gone is OK.
+// here: the evictor decides when to try again). A pod already gone is OK. With `dry_run`, the API
+// server checks everything (budgets included) and evicts nothing.
 Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,
-             std::int64_t grace_period_seconds);
+             std::int64_t grace_period_seconds, bool dry_run = false);
 
 // Reads the object at `path`, lets `mutate` turn its JSON into the new object's JSON (keeping
 // metadata.resourceVersion, which makes the write conditional), and PUTs it to `path` +

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "arbiter/base/log.h"
 #include "arbiter/runtime/flag_values.h"
@@ -21,11 +22,13 @@ k8s::EventSpec PodEvent(const BindDecision& decision) {
 }  // namespace
 
 Binder::Binder(BindFunction bind, EvictFunction evict, EventFunction record_event,
-               DoneFunction done, const Clock& clock, BinderOptions options)
+               DoneFunction done, PreemptedFunction preempted, const Clock& clock,
+               BinderOptions options)
     : bind_(std::move(bind)),
       evict_(std::move(evict)),
       record_event_(std::move(record_event)),
       done_(std::move(done)),
+      preempted_(std::move(preempted)),
       clock_(clock),
       options_(options) {
   int workers = options_.workers > 0 ? options_.workers : 1;
@@ -42,7 +45,8 @@ Binder::BindFunction Binder::BindWithApi(k8s::ApiClient& api) {
 }
 
 Binder::EvictFunction Binder::EvictWithApi(k8s::ApiClient& api, const Clock& clock) {
-  return [&api, &clock](const EvictDecision& e) {
+  return [&api, &clock](const EvictDecision& e, bool dry_run) {
+    if (dry_run) return k8s::Evict(api, e.namespace_name, e.pod_name, e.grace_period_seconds, true);
     // The condition first, as kube-scheduler does: whoever watches the pod (its job controller)
     // learns that the coming deletion is a disruption, not a failure of the pod.
     Status marked =
@@ -69,10 +73,10 @@ void Binder::Submit(const std::vector<BindDecision>& binds) {
   for (const BindDecision& d : binds) done_(d, BindOutcome::kFailed);
 }
 
-void Binder::SubmitEviction(const EvictDecision& eviction) {
+void Binder::SubmitPreemption(const PreemptionBatch& batch) {
   std::lock_guard lock(mu_);
   if (stopping_) return;  // the next leader's session decides again
-  queue_.emplace_back(eviction);
+  queue_.emplace_back(batch);
   changed_.notify_all();
 }
 
@@ -105,7 +109,7 @@ std::size_t Binder::in_flight() const {
 
 void Binder::Work() {
   while (true) {
-    std::variant<BindDecision, EvictDecision> work;
+    std::variant<BindDecision, PreemptionBatch> work;
     {
       std::unique_lock lock(mu_);
       changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
@@ -119,8 +123,7 @@ void Binder::Work() {
       StatusOr<k8s::BindOutcome> outcome = bind_(*decision);
       Finish(*decision, outcome, clock_.MonotonicNow() - start);
     } else {
-      const auto& eviction = std::get<EvictDecision>(work);
-      FinishEviction(eviction, evict_(eviction));
+      RunPreemption(std::get<PreemptionBatch>(work));
     }
     std::lock_guard lock(mu_);
     --running_;
@@ -163,6 +166,29 @@ void Binder::Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcom
   record_event_(std::move(event));
   std::lock_guard lock(mu_);
   ++counts_.failed;
+}
+
+void Binder::RunPreemption(const PreemptionBatch& batch) {
+  std::vector<std::string> refused;
+  for (const EvictDecision& e : batch.evictions) {
+    Status status = evict_(e, /*dry_run=*/true);
+    if (status.ok()) continue;
+    ARBITER_LOG(kWarning) << "preemption refused preemptor=" << batch.preemptor
+                          << " pod=" << e.namespace_name << "/" << e.pod_name
+                          << " error=" << status;
+    refused.push_back(e.pod_uid);
+  }
+  if (refused.empty()) {
+    for (const EvictDecision& e : batch.evictions) {
+      Status status = evict_(e, /*dry_run=*/false);
+      FinishEviction(e, status);
+      if (!status.ok()) refused.push_back(e.pod_uid);
+    }
+  } else {
+    std::lock_guard lock(mu_);
+    counts_.evictions_refused += refused.size();
+  }
+  preempted_(batch, refused);
 }
 
 void Binder::FinishEviction(const EvictDecision& eviction, const Status& status) {

@@ -10,13 +10,17 @@
 //   * failed (error or timeout): a Warning "FailedScheduling" event and a warning log; the
 //     Applier keeps the assumption until the watch says otherwise or its ttl passes (the API
 //     server may have bound the pod even though the call failed).
-// Evictions (SubmitEviction) go through the same workers: the eviction call, and a warning log
-// when it is refused (a PodDisruptionBudget); the watch shows the pod leaving.
+// Preemptions (SubmitPreemption: one preemptor's evictions) go through the same workers, all or
+// nothing: every eviction is first tried as a dry run; if the API server would refuse any (a
+// PodDisruptionBudget: 429), none is made and `preempted` hears which were refused. Otherwise
+// each pod is marked and evicted, with a Normal "Preempted" event; the watch shows it leaving.
+// (Between the dry run and the eviction a budget may still change: such a refusal is reported
+// too, and the rest of the batch stands.)
 //
 // The calls and the event sink are injected (BindWithApi, EvictWithApi and an EventRecorder in
 // the scheduler; fakes in tests).
 //
-// Thread safety: Submit, SubmitEviction, Flush, Stop and counts() from any thread.
+// Thread safety: Submit, SubmitPreemption, Flush, Stop and counts() from any thread.
 #pragma once
 
 #include <chrono>
@@ -25,6 +29,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <variant>
 #include <vector>
@@ -51,9 +56,12 @@ struct BinderOptions {
 class Binder {
  public:
   using BindFunction = std::function<StatusOr<k8s::BindOutcome>(const BindDecision&)>;
-  using EvictFunction = std::function<Status(const EvictDecision&)>;
+  using EvictFunction = std::function<Status(const EvictDecision&, bool dry_run)>;
   using EventFunction = std::function<void(k8s::EventSpec)>;
   using DoneFunction = std::function<void(const BindDecision&, BindOutcome)>;
+  // The batch and the uids of the pods whose eviction was refused (empty: all were made).
+  using PreemptedFunction =
+      std::function<void(const PreemptionBatch&, const std::vector<std::string>& refused)>;
 
   struct Counts {
     std::uint64_t bound = 0;
@@ -64,13 +72,13 @@ class Binder {
   };
 
   Binder(BindFunction bind, EvictFunction evict, EventFunction record_event, DoneFunction done,
-         const Clock& clock, BinderOptions options = {});
+         PreemptedFunction preempted, const Clock& clock, BinderOptions options = {});
   ~Binder();  // Stop()
   Binder(const Binder&) = delete;
   Binder& operator=(const Binder&) = delete;
 
   void Submit(const std::vector<BindDecision>& binds);
-  void SubmitEviction(const EvictDecision& eviction);
+  void SubmitPreemption(const PreemptionBatch& batch);
   // Waits until every bind submitted before the call has finished.
   void Flush();
   // Finishes the queued work, then ends the workers; later binds are reported failed (their
@@ -83,25 +91,28 @@ class Binder {
   // The bind call of a real scheduler: k8s::Bind over `api`, which must outlive the binder.
   static BindFunction BindWithApi(k8s::ApiClient& api);
   // The eviction call: k8s::Evict over `api`, which must outlive the binder.
-  // Marks the pod DisruptionTarget=True (reason and message of the decision), then evicts it.
+  // Marks the pod DisruptionTarget=True (reason and message of the decision), then evicts it; a
+  // dry run only asks the Eviction API.
   static EvictFunction EvictWithApi(k8s::ApiClient& api, const Clock& clock);
 
  private:
   void Work();
   void Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcome>& outcome,
               std::chrono::nanoseconds latency);
+  void RunPreemption(const PreemptionBatch& batch);
   void FinishEviction(const EvictDecision& eviction, const Status& status);
 
   const BindFunction bind_;
   const EvictFunction evict_;
   const EventFunction record_event_;
   const DoneFunction done_;
+  const PreemptedFunction preempted_;
   const Clock& clock_;
   const BinderOptions options_;
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  std::deque<std::variant<BindDecision, EvictDecision>> queue_;
+  std::deque<std::variant<BindDecision, PreemptionBatch>> queue_;
   std::size_t running_ = 0;
   bool stopping_ = false;
   Counts counts_;

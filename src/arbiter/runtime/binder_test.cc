@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@ namespace arbiter::runtime {
 namespace {
 
 using std::chrono::seconds;
+
+Clock::WallTime TestNow() { return Clock::WallTime(seconds(1'750'000'000)); }
 
 class Events {
  public:
@@ -57,9 +60,26 @@ class BinderTest : public testing::Test {
           calls_.push_back(d.pod_uid + "@" + d.node_name);
           return outcome;
         },
-        [](const EvictDecision&) { return Status::Ok(); }, events_.Sink(),
+        [this](const EvictDecision& e, bool dry_run) {
+          std::lock_guard lock(mu_);
+          calls_.push_back((dry_run ? "dry-run evict " : "evict ") + e.pod_uid);
+          const bool refuse = dry_run ? refuse_.contains(e.pod_uid)
+                                      : refuse_.contains(e.pod_uid) || race_.contains(e.pod_uid);
+          return refuse ? ResourceExhaustedError(
+                              "Cannot evict pod as it would violate the pod's "
+                              "disruption budget.")
+                        : Status::Ok();
+        },
+        events_.Sink(),
         [this](const BindDecision& d, BindOutcome o) {
           applier_.BindDone(d, o, clock_.MonotonicNow());
+        },
+        [this](const PreemptionBatch& batch, const std::vector<std::string>& refused) {
+          {
+            std::lock_guard lock(mu_);
+            refused_ = refused;
+          }
+          applier_.PreemptionDone(batch, refused, clock_.MonotonicNow());
         },
         clock_, BinderOptions{.workers = 2, .failed_bind_ttl = seconds(30)});
   }
@@ -67,11 +87,17 @@ class BinderTest : public testing::Test {
   // What the scheduler does with a session's binds: the Applier assumes them, then hands them to
   // the binder.
   void Submit(Binder& binder, const BindDecision& decision) {
+    SessionResult result;
+    result.binds.push_back(decision);
+    Apply(binder, result);
+  }
+
+  void Apply(Binder& binder, const SessionResult& result) {
     class ToBinder final : public Effects {
      public:
       explicit ToBinder(Binder& binder) : binder_(binder) {}
       void Bind(const std::vector<BindDecision>& binds) override { binder_.Submit(binds); }
-      void Evict(const EvictDecision& /*eviction*/) override {}
+      void Preempt(const PreemptionBatch& batch) override { binder_.SubmitPreemption(batch); }
       void Nominate(const NominationDecision& /*nomination*/) override {}
       void ReportUnschedulable(const PodVerdict& /*verdict*/, const Pod* /*observed*/) override {}
       void WriteGroupStatus(const PodGroupUpdate& /*update*/) override {}
@@ -80,8 +106,6 @@ class BinderTest : public testing::Test {
      private:
       Binder& binder_;
     } effects(binder);
-    SessionResult result;
-    result.binds.push_back(decision);
     applier_.Apply(result, Snapshot(), effects, clock_.MonotonicNow());
   }
 
@@ -97,6 +121,9 @@ class BinderTest : public testing::Test {
   Events events_;
   std::mutex mu_;
   std::vector<std::string> calls_;
+  std::set<std::string> refuse_;  // uids whose eviction the fake API server refuses (429)
+  std::set<std::string> race_;    // ... refused only after a dry run accepted it
+  std::vector<std::string> refused_;
 };
 
 TEST_F(BinderTest, AssumesAtOnceAndRecordsScheduledOnSuccess) {
@@ -150,6 +177,111 @@ TEST_F(BinderTest, StopFinishesQueuedBindsThenRefuses) {
   Submit(binder, Decision());
   EXPECT_EQ(calls().size(), 1U);
   binder.Flush();  // returns: nothing left
+}
+
+// Two running victims on n1 and the pending pod p they make room for.
+class PreemptionBatchTest : public BinderTest {
+ protected:
+  void SetUp() override {
+    BinderTest::SetUp();
+    for (const char* name : {"v1", "v2"}) {
+      Pod victim;
+      victim.meta.namespace_name = "ns";
+      victim.meta.name = name;
+      victim.meta.uid = std::string("uid-") + name;
+      victim.spec.scheduler_name = "arbiter";
+      victim.spec.node_name = "n1";
+      victim.status.phase = PodPhase::kRunning;
+      cache_.UpsertPod(victim);
+    }
+  }
+
+  static SessionResult Plan() {
+    SessionResult result;
+    for (const char* name : {"v1", "v2"}) {
+      EvictDecision e;
+      e.namespace_name = "ns";
+      e.pod_name = name;
+      e.pod_uid = std::string("uid-") + name;
+      e.node_name = "n1";
+      e.reason = "PreemptionByScheduler";
+      e.message = "Preempted by ns/p";
+      e.preemptor = "ns/p";
+      e.victim_job = std::string("ns/") + name;
+      result.evictions.push_back(e);
+    }
+    result.nominations.push_back({"ns", "p", "uid-p", "n1", "ns/p"});
+    return result;
+  }
+
+  const TaskInfo& Task(const Snapshot& snapshot, const std::string& name) {
+    for (const TaskInfo& t : snapshot.tasks) {
+      if (t.name() == name) return t;
+    }
+    ADD_FAILURE() << "no task " << name;
+    return snapshot.tasks.front();
+  }
+
+  std::vector<std::string> refused() {
+    std::lock_guard lock(mu_);
+    return refused_;
+  }
+};
+
+TEST_F(PreemptionBatchTest, AllEvictionsAcceptedAreMadeAfterTheirDryRuns) {
+  Binder binder = MakeBinder(k8s::BindOutcome::kBound);
+  Apply(binder, Plan());
+  binder.Flush();
+  EXPECT_EQ(calls(), (std::vector<std::string>{"dry-run evict uid-v1", "dry-run evict uid-v2",
+                                               "evict uid-v1", "evict uid-v2"}));
+  EXPECT_TRUE(refused().empty());
+  EXPECT_EQ(binder.counts().evicted, 2U);
+  std::vector<k8s::EventSpec> events = events_.events();
+  ASSERT_EQ(events.size(), 2U);
+  EXPECT_EQ(events[0].reason, "Preempted");
+  EXPECT_EQ(events[0].regarding.uid, "uid-v1");
+  auto snapshot = cache_.TakeSnapshot(TestNow());
+  EXPECT_EQ(Task(*snapshot, "v1").state, TaskState::kReleasing);
+  EXPECT_EQ(Task(*snapshot, "v2").state, TaskState::kReleasing);
+  EXPECT_NE(Task(*snapshot, "p").nominated, kNoNode);
+}
+
+TEST_F(PreemptionBatchTest, OneRefusalEvictsNothingAndTheNextPlanAvoidsThatPod) {
+  refuse_ = {"uid-v2"};  // a PodDisruptionBudget allows no disruption of v2
+  Binder binder = MakeBinder(k8s::BindOutcome::kBound);
+  Apply(binder, Plan());
+  binder.Flush();
+  // Only dry runs: v1, whose eviction alone would not have made room, runs on.
+  EXPECT_EQ(calls(), (std::vector<std::string>{"dry-run evict uid-v1", "dry-run evict uid-v2"}));
+  EXPECT_EQ(refused(), std::vector<std::string>{"uid-v2"});
+  EXPECT_EQ(binder.counts().evicted, 0U);
+  EXPECT_EQ(binder.counts().evictions_refused, 1U);
+  EXPECT_TRUE(events_.events().empty());
+  // The plan is forgotten at once: the victims run, the preemptor is nominated nowhere, and v2
+  // is not counted on by the next plan until the refusal expires.
+  auto snapshot = cache_.TakeSnapshot(TestNow());
+  EXPECT_EQ(Task(*snapshot, "v1").state, TaskState::kRunning);
+  EXPECT_EQ(Task(*snapshot, "v2").state, TaskState::kRunning);
+  EXPECT_FALSE(Task(*snapshot, "v1").eviction_refused);
+  EXPECT_TRUE(Task(*snapshot, "v2").eviction_refused);
+  EXPECT_EQ(Task(*snapshot, "p").nominated, kNoNode);
+  cache_.ExpireAssumed(clock_.MonotonicNow() + seconds(30));
+  EXPECT_FALSE(Task(*cache_.TakeSnapshot(TestNow()), "v2").eviction_refused);
+}
+
+TEST_F(PreemptionBatchTest, ARefusalAfterTheDryRunIsReportedAndTheRestStands) {
+  race_ = {"uid-v2"};  // the budget changed between the dry run and the eviction
+  Binder binder = MakeBinder(k8s::BindOutcome::kBound);
+  Apply(binder, Plan());
+  binder.Flush();
+  EXPECT_EQ(calls(), (std::vector<std::string>{"dry-run evict uid-v1", "dry-run evict uid-v2",
+                                               "evict uid-v1", "evict uid-v2"}));
+  EXPECT_EQ(refused(), std::vector<std::string>{"uid-v2"});
+  EXPECT_EQ(binder.counts().evicted, 1U);
+  EXPECT_EQ(binder.counts().evictions_refused, 1U);
+  auto snapshot = cache_.TakeSnapshot(TestNow());
+  EXPECT_TRUE(Task(*snapshot, "v2").eviction_refused);
+  EXPECT_EQ(Task(*snapshot, "v2").state, TaskState::kRunning);
 }
 
 }  // namespace

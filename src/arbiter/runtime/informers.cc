@@ -60,6 +60,17 @@ Informers::Informers(k8s::HttpTransport& transport, ClusterCache& cache, Informe
   };
   queues.on_delete = [this](const Queue& queue) { cache_.DeleteQueue(queue.meta.name); };
   Add<Queue>("queues", "/apis/arbiter.dev/v1alpha1/queues", 6, std::move(queues));
+
+  k8s::ReflectorHandlers<PodDisruptionBudget> pdbs;
+  pdbs.on_add = [this](const PodDisruptionBudget& pdb) { cache_.UpsertPodDisruptionBudget(pdb); };
+  pdbs.on_update = [this](const PodDisruptionBudget& /*old*/, const PodDisruptionBudget& pdb) {
+    cache_.UpsertPodDisruptionBudget(pdb);
+  };
+  pdbs.on_delete = [this](const PodDisruptionBudget& pdb) {
+    cache_.DeletePodDisruptionBudget(pdb);
+  };
+  Add<PodDisruptionBudget>("poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", 7,
+                           std::move(pdbs));
 }
 
 Informers::~Informers() { Stop(); }

@@ -7,6 +7,8 @@
 //   priorityclasses /apis/scheduling.k8s.io/v1/priorityclasses
 //   podgroups       /apis/arbiter.dev/v1alpha1/podgroups
 //   queues          /apis/arbiter.dev/v1alpha1/queues
+//   poddisruptionbudgets /apis/policy/v1/poddisruptionbudgets (which victims an eviction would
+//                   violate a budget for: preemption chooses them last)
 //
 // HasSynced() is true once every reflector has delivered its first complete LIST: no session may
 // run before (ARCHITECTURE.md §3). An object that fails to decode is logged with its name and

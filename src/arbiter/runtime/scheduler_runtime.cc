@@ -31,7 +31,7 @@ class SchedulerRuntime::ApiEffects final : public Effects {
   explicit ApiEffects(SchedulerRuntime& runtime) : r_(runtime) {}
 
   void Bind(const std::vector<BindDecision>& binds) override { r_.binder_.Submit(binds); }
-  void Evict(const EvictDecision& eviction) override { r_.binder_.SubmitEviction(eviction); }
+  void Preempt(const PreemptionBatch& batch) override { r_.binder_.SubmitPreemption(batch); }
   void Nominate(const NominationDecision& nomination) override {
     r_.status_writer_.WriteNomination(nomination);
   }
@@ -91,6 +91,18 @@ SchedulerRuntime::SchedulerRuntime(k8s::HttpTransport& transport,
           [this](k8s::EventSpec event) { events_.Record(std::move(event)); },
           [this](const BindDecision& bind, BindOutcome outcome) {
             applier_.BindDone(bind, outcome, clock_.MonotonicNow());
+          },
+          [this](const PreemptionBatch& batch, const std::vector<std::string>& refused) {
+            // What depends on the evictions is written only once they are made.
+            if (refused.empty()) {
+              for (const NominationDecision& n : batch.nominations) {
+                status_writer_.WriteNomination(n);
+              }
+              for (const PodGroupUpdate& u : batch.victim_updates) {
+                status_writer_.WritePodGroupStatus(u);
+              }
+            }
+            applier_.PreemptionDone(batch, refused, clock_.MonotonicNow());
           },
           clock_, options_.binder),
       effects_(std::make_unique<ApiEffects>(*this)),

@@ -35,7 +35,8 @@ std::string GangJobs(std::string_view name, std::int64_t jobs, std::int64_t size
 }  // namespace
 
 std::vector<std::string> GeneratorShapes() {
-  return {"basic-pods", "small-gangs", "big-gangs", "tensorflow", "multi-queue", "scale"};
+  return {"basic-pods",  "small-gangs", "big-gangs", "tensorflow",
+          "multi-queue", "contention",  "scale"};
 }
 
 StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
@@ -111,6 +112,39 @@ StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
         GangJobs("b", jobs / 3, 4, "\"1\"", "1Gi", "arrival: 0s", "{uniform: [2m, 10m]}", "b") +
         GangJobs("c", jobs - 2 * (jobs / 3), 4, "\"1\"", "1Gi", "arrival: 0s",
                  "{uniform: [2m, 10m]}", "c");
+  } else if (shape == "contention") {
+    // Preemption and reclaim at work: a floods the idle cluster, b and c arrive later and reclaim
+    // their shares, and high-priority gangs of a preempt a's own jobs.
+    const std::int64_t nodes = pick(options.nodes, 100);
+    const std::int64_t jobs = pick(options.jobs, 300);
+    out.cluster_yaml = ClusterYaml(nodes,
+                                   "queues:\n"
+                                   "  - {name: a, weight: 1}\n"
+                                   "  - {name: b, weight: 1}\n"
+                                   "  - {name: c, weight: 2}\n"
+                                   "priorityClasses: [{name: high, value: 1000}]\n");
+    // At least one job of each kind, however few are asked for.
+    const std::int64_t flood = std::max<std::int64_t>(1, jobs / 2);
+    const std::int64_t late_b = std::max<std::int64_t>(1, jobs / 4);
+    const std::int64_t late_c = std::max<std::int64_t>(1, jobs / 8);
+    const std::int64_t urgent = std::max<std::int64_t>(1, jobs - flood - late_b - late_c);
+    out.workload_yaml = fmt::format(
+        "description: queue a floods {} nodes with {} gangs of 4 x 1 CPU; queue b (weight 1) "
+        "arrives after 2 minutes with {} such gangs, queue c (weight 2) after 5 with {} gangs of "
+        "8, and {} high-priority gangs of 8 of queue a after 8\n"
+        "jobs:\n"
+        "  - {{name: a, replicas: {}, queue: a, minMember: 4, duration: {{uniform: [10m, 30m]}},\n"
+        "     tasks: [{{name: worker, replicas: 4, requests: {{cpu: \"1\", memory: 1Gi}}}}]}}\n"
+        "  - {{name: b, replicas: {}, queue: b, minMember: 4, arrival: 2m, interval: 1s,\n"
+        "     duration: {{uniform: [5m, 20m]}},\n"
+        "     tasks: [{{name: worker, replicas: 4, requests: {{cpu: \"1\", memory: 1Gi}}}}]}}\n"
+        "  - {{name: c, replicas: {}, queue: c, minMember: 8, arrival: 5m, interval: 2s,\n"
+        "     duration: {{uniform: [5m, 20m]}},\n"
+        "     tasks: [{{name: worker, replicas: 8, requests: {{cpu: \"1\", memory: 1Gi}}}}]}}\n"
+        "  - {{name: urgent, replicas: {}, queue: a, minMember: 8, priorityClassName: high,\n"
+        "     arrival: 8m, interval: 30s, duration: 5m,\n"
+        "     tasks: [{{name: worker, replicas: 8, requests: {{cpu: \"1\", memory: 1Gi}}}}]}}\n",
+        nodes, flood, late_b, late_c, urgent, flood, late_b, late_c, urgent);
   } else if (shape == "scale") {
     const std::int64_t nodes = pick(options.nodes, 10'000);
     const std::int64_t jobs = pick(options.jobs, 50'000);

@@ -14,6 +14,11 @@
 //                                            arrivals every 2 s on average, 5-30 min each
 //   multi-queue   [200 nodes, 900 jobs]      queues a, b, c of weights 1, 2, 3, each flooding the
 //                                            cluster with gangs of 4 x 1 CPU at once, 2-10 min
+//   contention    [100 nodes, 300 jobs]      preemption and reclaim: queue a floods the cluster
+//                                            with gangs of 4 x 1 CPU (10-30 min); b (weight 1)
+//                                            comes after 2 min with gangs of 4, c (weight 2)
+//                                            after 5 with gangs of 8 (5-20 min), and
+//                                            high-priority gangs of 8 of a after 8 (5 min)
 //   scale         [10,000 nodes, 50,000 jobs] gangs of 3 x 100m / 500Mi (150,000 pods, the
 //                                            Kubernetes scale limit), Poisson arrivals over about
 //                                            10 minutes, 10-30 min each

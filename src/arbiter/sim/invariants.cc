@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "arbiter/cache/snapshot.h"
@@ -38,6 +40,8 @@ class Checker {
     CheckCapacity();
     CheckGangs();
     CheckVerdicts();
+    CheckEvictions();
+    CheckNominatedRoom();
     return std::move(violations_);
   }
 
@@ -98,18 +102,24 @@ class Checker {
         if (e.amount > 0) checked[node].insert(e.name);
       }
     }
+    // One pass over the pods for every node that got binds.
+    std::map<std::string, ResourceList> used_on;
+    std::set<std::string> overflowed;
+    for (const auto& [uid, pod] : cluster_.pods()) {
+      if (!HoldsNode(pod) || !checked.contains(pod.spec.node_name)) continue;
+      StatusOr<ResourceList> request = pod.EffectiveRequest();
+      if (!request.ok() || !used_on[pod.spec.node_name].Add(*request).ok()) {
+        overflowed.insert(pod.spec.node_name);
+      }
+    }
     for (const auto& [node_name, resources] : checked) {
       auto node_it = cluster_.nodes().find(node_name);
       if (node_it == cluster_.nodes().end()) continue;
-      ResourceList used;
-      for (const auto& [uid, pod] : cluster_.pods()) {
-        if (!HoldsNode(pod) || pod.spec.node_name != node_name) continue;
-        StatusOr<ResourceList> request = pod.EffectiveRequest();
-        if (!request.ok() || !used.Add(*request).ok()) {
-          Fail(Invariant::kCapacity, "node " + node_name + ": the requests of its pods overflow");
-          break;
-        }
+      if (overflowed.contains(node_name)) {
+        Fail(Invariant::kCapacity, "node " + node_name + ": the requests of its pods overflow");
+        continue;
       }
+      const ResourceList& used = used_on[node_name];
       for (const std::string& r : resources) {
         const std::int64_t allocatable = node_it->second.allocatable.Get(r);
         if (used.Get(r) > allocatable) {
@@ -208,6 +218,205 @@ class Checker {
     }
   }
 
+  // A pod as the gang plugin counts it, now that the session is applied: on a node (bound, or
+  // bound by this session) and not finished nor being deleted, or finished well.
+  bool Counts(const std::string& uid, const Pod& pod) const {
+    if (pod.status.phase == PodPhase::kSucceeded) return true;
+    if (Terminal(pod) || pod.meta.deletion_timestamp.has_value()) return false;
+    return !pod.spec.node_name.empty() || bound_now_.contains(uid);
+  }
+
+  const PodGroup* GroupOf(const Pod& pod) const {
+    const std::string group = PodGroupNameOf(pod);
+    if (group.empty()) return nullptr;
+    auto it = cluster_.groups().find(pod.meta.namespace_name + "/" + group);
+    return it == cluster_.groups().end() ? nullptr : &it->second;
+  }
+
+  bool NeverVictim(const Pod& pod) const {
+    if (pod.meta.namespace_name == "kube-system") return true;
+    if (pod.spec.priority_class_name == "system-node-critical" ||
+        pod.spec.priority_class_name == "system-cluster-critical") {
+      return true;
+    }
+    const auto says_no = [](const Labels& labels) {
+      auto it = labels.find("arbiter.dev/preemptable");
+      return it != labels.end() && it->second == "false";
+    };
+    const PodGroup* group = GroupOf(pod);
+    return says_no(pod.meta.labels) || (group != nullptr && says_no(group->meta.labels));
+  }
+
+  void CheckEvictions() {
+    std::set<std::string> victim_groups;
+    std::set<std::string> preemptors;
+    std::set<std::string> reclaimed;
+    for (const EvictDecision& e : record_.evicted) {
+      const Pod* pod = FindPod(e.pod_uid);
+      if (pod == nullptr) continue;
+      if (NeverVictim(*pod)) {
+        Fail(Invariant::kNeverVictim, "pod " + pod->meta.Key() + " was evicted for " + e.preemptor +
+                                          ", though it may never be a victim");
+      }
+      if (GroupOf(*pod) != nullptr) {
+        victim_groups.insert(pod->meta.namespace_name + "/" + PodGroupNameOf(*pod));
+      }
+      preemptors.insert(e.preemptor);
+      if (e.kind == EvictionKind::kReclaim) reclaimed.insert(e.queue);
+    }
+    for (const std::string& key : victim_groups) CheckVictimGang(key);
+    for (const std::string& key : preemptors) CheckPreemptorPlaced(key);
+    for (const std::string& queue : reclaimed) CheckReclaimedQueue(queue);
+  }
+
+  void CheckVictimGang(const std::string& key) {
+    const PodGroup& group = cluster_.groups().at(key);
+    std::int32_t n = 0;
+    std::int32_t running = 0;  // of n, those holding a node
+    std::map<std::string, std::int32_t> by_task;
+    for (const auto& [uid, pod] : cluster_.pods()) {
+      if (pod.meta.namespace_name != group.meta.namespace_name ||
+          PodGroupNameOf(pod) != group.meta.name || !Counts(uid, pod)) {
+        continue;
+      }
+      ++n;
+      running += pod.status.phase == PodPhase::kSucceeded ? 0 : 1;
+      auto task = pod.meta.labels.find(std::string(kTaskLabel));
+      ++by_task[task == pod.meta.labels.end() ? "" : task->second];
+    }
+    // Evicted whole: what is left of it (finished pods at most) holds nothing.
+    if (running == 0) return;
+    const std::string counted = std::to_string(n) + " of minMember " +
+                                std::to_string(group.spec.min_member) + " pods left counted";
+    if (n < group.spec.min_member) {
+      Fail(Invariant::kEviction, "gang " + key + " was broken by an eviction: " + counted);
+    }
+    for (const auto& [task, task_min] : group.spec.min_task_member) {
+      if (by_task[task] < task_min) {
+        std::string what = "gang " + key + " was left with " + std::to_string(by_task[task]);
+        what.append(" of minTaskMember ").append(std::to_string(task_min));
+        what.append(" pods of task ").append(task).append(" by an eviction");
+        Fail(Invariant::kEviction, std::move(what));
+      }
+    }
+  }
+
+  // `key` is the job's namespace/name: a PodGroup's, or a pod's that names no group.
+  void CheckPreemptorPlaced(const std::string& key) {
+    auto group_it = cluster_.groups().find(key);
+    const std::int32_t min =
+        group_it != cluster_.groups().end() ? group_it->second.spec.min_member : 1;
+    std::int32_t placed = 0;
+    for (const auto& [uid, pod] : cluster_.pods()) {
+      const std::string group = PodGroupNameOf(pod);
+      const std::string job =
+          pod.meta.namespace_name + "/" + (group.empty() ? pod.meta.name : group);
+      if (job != key || pod.spec.scheduler_name != cluster_.scheduler_name()) continue;
+      const bool nominated = pod.spec.node_name.empty() && !Terminal(pod) &&
+                             !pod.meta.deletion_timestamp.has_value() &&
+                             !pod.status.nominated_node_name.empty();
+      placed += (Counts(uid, pod) || nominated) ? 1 : 0;
+    }
+    if (placed < min) {
+      Fail(Invariant::kPreemptor, "pods were evicted for " + key + ", which then has " +
+                                      std::to_string(placed) + " of its minimum " +
+                                      std::to_string(min) + " placed or nominated");
+    }
+  }
+
+  void CheckReclaimedQueue(const std::string& name) {
+    auto queue_it = cluster_.queues().find(name);
+    if (queue_it == cluster_.queues().end()) return;
+    const Queue& queue = queue_it->second;
+    ResourceList allocated;
+    for (const auto& [uid, pod] : cluster_.pods()) {
+      if (pod.spec.scheduler_name != cluster_.scheduler_name() || Terminal(pod) ||
+          pod.meta.deletion_timestamp.has_value() ||
+          (pod.spec.node_name.empty() && !bound_now_.contains(uid))) {
+        continue;
+      }
+      const PodGroup* group = GroupOf(pod);
+      const std::string& pod_queue =
+          group != nullptr ? group->spec.queue : std::string(kDefaultQueueName);
+      if (pod_queue != name) continue;
+      StatusOr<ResourceList> request = pod.EffectiveRequest();
+      if (request.ok()) static_cast<void>(allocated.Add(*request));
+    }
+    for (const ResourceEntry& g : queue.spec.guarantee.entries()) {
+      if (allocated.Get(g.name) < g.amount) {
+        Fail(Invariant::kReclaim, "queue " + name + " was reclaimed below its guarantee of " +
+                                      g.name + ": " + std::to_string(allocated.Get(g.name)) +
+                                      " of " + std::to_string(g.amount) + " (canonical units)");
+      }
+    }
+    bool at_share = false;
+    bool deserves = false;
+    for (const ResourceEntry& d : queue.status.deserved.entries()) {
+      if (d.amount <= 0) continue;
+      deserves = true;
+      at_share = at_share || allocated.Get(d.name) >= d.amount;
+    }
+    if (deserves && !at_share) {
+      Fail(Invariant::kReclaim, "queue " + name + " was reclaimed below its deserved share: it " +
+                                    "holds " + allocated.ToString() + " of " +
+                                    queue.status.deserved.ToString());
+    }
+  }
+
+  void CheckNominatedRoom() {
+    // The nodes that matter: those where a pending pod is nominated and a pod bound this session
+    // is not that nomination.
+    std::set<std::string> nominated_to;
+    for (const auto& [uid, pod] : cluster_.pods()) {
+      if (!pod.status.nominated_node_name.empty() && pod.spec.node_name.empty()) {
+        nominated_to.insert(pod.status.nominated_node_name);
+      }
+    }
+    if (nominated_to.empty()) return;
+    std::vector<const BindDecision*> binds;
+    std::map<std::string, ResourceList> committed;  // by node
+    for (const BindDecision& b : record_.result.binds) {
+      const Pod* pod = FindPod(b.pod_uid);
+      if (pod == nullptr || !nominated_to.contains(b.node_name) ||
+          pod->status.nominated_node_name == b.node_name) {
+        continue;
+      }
+      binds.push_back(&b);
+      committed.try_emplace(b.node_name);
+    }
+    if (binds.empty()) return;
+    for (const auto& [uid, pod] : cluster_.pods()) {
+      if (Terminal(pod) || pod.meta.deletion_timestamp.has_value()) continue;
+      auto now = bound_now_.find(uid);
+      const std::string& on =
+          !pod.spec.node_name.empty()
+              ? pod.spec.node_name
+              : (now != bound_now_.end() ? now->second : pod.status.nominated_node_name);
+      auto it = committed.find(on);
+      if (it == committed.end()) continue;
+      StatusOr<ResourceList> request = pod.EffectiveRequest();
+      if (request.ok()) static_cast<void>(it->second.Add(*request));
+    }
+    for (const BindDecision* bp : binds) {
+      const BindDecision& b = *bp;
+      const Pod* pod = FindPod(b.pod_uid);
+      auto node_it = cluster_.nodes().find(b.node_name);
+      if (node_it == cluster_.nodes().end()) continue;
+      StatusOr<ResourceList> request = pod->EffectiveRequest();
+      if (!request.ok()) continue;
+      const ResourceList& used = committed[b.node_name];
+      for (const ResourceEntry& e : request->entries()) {
+        if (e.amount <= 0 || used.Get(e.name) <= node_it->second.allocatable.Get(e.name)) continue;
+        Fail(Invariant::kNominatedRoom,
+             "pod " + pod->meta.Key() + " was bound to " + b.node_name +
+                 ", taking room held for the pods nominated there (" + e.name + ": " +
+                 std::to_string(used.Get(e.name)) + " committed of " +
+                 std::to_string(node_it->second.allocatable.Get(e.name)) + ")");
+        break;
+      }
+    }
+  }
+
   const SimulatedCluster& cluster_;
   const SessionRecord& record_;
   const std::set<std::string>& disturbed_;
@@ -231,6 +440,16 @@ std::string_view InvariantName(Invariant invariant) {
       return "verdict";
     case Invariant::kOwnVerdict:
       return "own-verdict";
+    case Invariant::kEviction:
+      return "eviction";
+    case Invariant::kNeverVictim:
+      return "never-victim";
+    case Invariant::kPreemptor:
+      return "preemptor";
+    case Invariant::kReclaim:
+      return "reclaim";
+    case Invariant::kNominatedRoom:
+      return "nominated-room";
   }
   return "?";
 }

@@ -20,6 +20,22 @@
 //       - a group not in `disturbed` never counts between 1 and minMember-1. `disturbed` holds
 //         the groups whose pods the workload itself deleted, failed or pre-bound: those can be
 //         left partial by the workload, not by the scheduler;
+//   * preemption, for the evictions the simulated API server made this session:
+//       - a victim's PodGroup keeps at least minMember (and every minTaskMember) pods counted,
+//         not being deleted, or none (kEviction: no gang broken by an eviction);
+//       - no victim in kube-system, of priority class system-node-critical or
+//         system-cluster-critical, or labelled (pod or PodGroup) arbiter.dev/preemptable: "false"
+//         (kNeverVictim);
+//       - every preemptor has at least its minimum placed or nominated after the session: pods on
+//         a node or finished well, or pending with status.nominatedNodeName (kPreemptor);
+//       - a queue that lost pods to reclaim keeps, of its pods holding nodes and not being
+//         deleted, at least its guarantee in every resource, and in some resource it deserves
+//         (status.deserved > 0) at least its deserved amount: the proportion plugin's "at or above
+//         its share" (kReclaim);
+//     and for every bind: a pod bound to a node other than its own nomination leaves room there
+//     for the pods nominated to it, i.e. on that node the requests of the pods not being deleted
+//     and of the pending pods nominated there fit its allocatable, in each resource the bound pod
+//     requests (kNominatedRoom);
 //   * verdicts: every pod of this scheduler still pending after the session (on no node, phase
 //     Pending, not being deleted, not held assumed by the cache) carries a reason: a
 //     FailedScheduling verdict from this session, or its PodGroup's Unschedulable condition True
@@ -46,12 +62,17 @@
 namespace arbiter::sim {
 
 enum class Invariant : std::uint8_t {
-  kBind,        // a bind refused by the API server, or of another scheduler's pod
-  kPlacement,   // a bind broke a placement rule
-  kCapacity,    // a node over its allocatable
-  kGang,        // a gang below its minimum
-  kVerdict,     // a pending pod without a verdict, in a group the session did not report on
-  kOwnVerdict,  // a pending pod without a verdict, though others of its group have one
+  kBind,           // a bind refused by the API server, or of another scheduler's pod
+  kPlacement,      // a bind broke a placement rule
+  kCapacity,       // a node over its allocatable
+  kGang,           // a gang below its minimum
+  kVerdict,        // a pending pod without a verdict, in a group the session did not report on
+  kOwnVerdict,     // a pending pod without a verdict, though others of its group have one
+  kEviction,       // a gang left below its minimum by an eviction
+  kNeverVictim,    // a pod that may never be a victim was evicted
+  kPreemptor,      // pods evicted for a job that then has less than its minimum placed
+  kReclaim,        // a queue reclaimed below its share or guarantee
+  kNominatedRoom,  // room held for a nominated pod given to another
 };
 
 std::string_view InvariantName(Invariant invariant);

@@ -227,11 +227,17 @@ std::string ReportJson(const SimulationReport& r, bool include_performance) {
   summary["sessions"] = r.sessions;
   summary["binds"] = r.binds;
   summary["partialGangs"] = r.partial_gangs;
+  if (r.invariants_checked) {
+    summary["invariantViolations"] = r.invariant_violations;
+    summary["violations"] = r.violations;
+  }
   Json preemption;
   preemption["evictions"] = r.evictions;
   preemption["byQueue"] = r.evictions_by_queue;
   preemption["byKind"] = r.evictions_by_kind;
   preemption["workLostPodSeconds"] = r.work_lost_pod_seconds;
+  preemption["reclaimWorkLostPodSeconds"] = r.reclaim_work_lost_pod_seconds;
+  preemption["reclaimWorkLostBoundPodSeconds"] = r.reclaim_work_lost_bound_pod_seconds;
   preemption["jobsPreempted"] = r.jobs_preempted;
   preemption["maxPreemptionsPerJob"] = r.max_preemptions_per_job;
   preemption["thrash"] = r.thrash;
@@ -323,9 +329,15 @@ std::string ReportHtml(const SimulationReport& r) {
   row("nodes / jobs / pods", fmt::format("{} / {} / {}", r.nodes, r.jobs, r.pods));
   row("jobs started / finished", fmt::format("{} / {}", r.jobs_started, r.jobs_finished));
   row("partial gangs (must be 0)", std::to_string(r.partial_gangs), r.partial_gangs != 0);
+  row("invariant violations (must be 0)",
+      r.invariants_checked ? std::to_string(r.invariant_violations) : "not checked",
+      r.invariant_violations != 0);
   row("evictions (preempt + reclaim) / jobs preempted / most per job",
       fmt::format("{} / {} / {}", r.evictions, r.jobs_preempted, r.max_preemptions_per_job));
   row("work lost to evictions", fmt::format("{:.0f} pod-seconds", r.work_lost_pod_seconds));
+  row("work lost to reclaim / least possible",
+      fmt::format("{:.0f} / {:.0f} pod-seconds", r.reclaim_work_lost_pod_seconds,
+                  r.reclaim_work_lost_bound_pod_seconds));
   row("thrash flags (must be none)", r.thrash.empty() ? "none" : fmt::format("{}", r.thrash.size()),
       !r.thrash.empty());
   row("ended", fmt::format("{} at {}", r.end_reason, Seconds(static_cast<double>(r.end_ms))));

@@ -27,11 +27,13 @@ std::string Qualify(const std::string& name) {
 Clock::WallTime At(std::int64_t seconds) { return ScenarioEpoch() + std::chrono::seconds(seconds); }
 
 StatusOr<PodGroup> ParseGroup(const Value& v, std::int64_t now) {
-  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"name", "namespace", "minMember", "minTaskMember", "queue",
-                                       "priorityClassName", "minResources", "phase", "created"}));
+  ARBITER_RETURN_IF_ERROR(
+      v.CheckKeys({"name", "namespace", "minMember", "minTaskMember", "queue", "priorityClassName",
+                   "minResources", "phase", "labels", "created"}));
   PodGroup g;
   ARBITER_ASSIGN_OR_RETURN(g.meta.name, v.Key("name").RequiredString());
   ARBITER_ASSIGN_OR_RETURN(g.meta.namespace_name, v.Key("namespace").String("default"));
+  ARBITER_ASSIGN_OR_RETURN(g.meta.labels, v.Key("labels").StringMap());
   g.meta.uid = "pg/" + g.meta.Key();
   ARBITER_ASSIGN_OR_RETURN(std::int64_t min_member, v.Key("minMember").Int(1, 1));
   g.spec.min_member = static_cast<std::int32_t>(min_member);
@@ -63,10 +65,27 @@ StatusOr<PodPhase> ParsePhase(const Value& v, PodPhase fallback) {
 }
 
 StatusOr<std::vector<Pod>> ParsePods(const Value& v, std::int64_t now, Known& known) {
-  ARBITER_RETURN_IF_ERROR(
-      v.CheckKeys({"name", "replicas", "namespace", "group", "task", "requests", "priority",
-                   "schedulerName", "nodeName", "phase", "nodeSelector", "tolerations",
-                   "nodeAffinity", "hostPorts", "labels", "annotations", "owner", "created"}));
+  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"name",
+                                       "replicas",
+                                       "namespace",
+                                       "group",
+                                       "task",
+                                       "requests",
+                                       "priority",
+                                       "schedulerName",
+                                       "nodeName",
+                                       "phase",
+                                       "nodeSelector",
+                                       "tolerations",
+                                       "nodeAffinity",
+                                       "hostPorts",
+                                       "labels",
+                                       "annotations",
+                                       "owner",
+                                       "created",
+                                       "priorityClassName",
+                                       "preemptionPolicy",
+                                       "terminationGracePeriodSeconds"}));
   Pod pod;
   ARBITER_ASSIGN_OR_RETURN(pod.meta.namespace_name, v.Key("namespace").String("default"));
   ARBITER_ASSIGN_OR_RETURN(pod.meta.labels, v.Key("labels").StringMap());
@@ -85,6 +104,16 @@ StatusOr<std::vector<Pod>> ParsePods(const Value& v, std::int64_t now, Known& kn
                                  .Int(0, std::numeric_limits<std::int32_t>::min(),
                                       std::numeric_limits<std::int32_t>::max()));
     pod.spec.priority = static_cast<std::int32_t>(priority);
+  }
+  ARBITER_ASSIGN_OR_RETURN(pod.spec.priority_class_name, v.Key("priorityClassName").String());
+  ARBITER_ASSIGN_OR_RETURN(pod.spec.preemption_policy, v.Key("preemptionPolicy").String());
+  if (!pod.spec.preemption_policy.empty() && pod.spec.preemption_policy != "Never" &&
+      pod.spec.preemption_policy != "PreemptLowerPriority") {
+    return v.Key("preemptionPolicy").Error("expected Never or PreemptLowerPriority");
+  }
+  if (!v.Key("terminationGracePeriodSeconds").absent()) {
+    ARBITER_ASSIGN_OR_RETURN(pod.spec.termination_grace_period_seconds,
+                             v.Key("terminationGracePeriodSeconds").Int(0, 0));
   }
   ARBITER_ASSIGN_OR_RETURN(pod.spec.scheduler_name, v.Key("schedulerName").String("arbiter"));
   ARBITER_ASSIGN_OR_RETURN(pod.spec.node_name, v.Key("nodeName").String());
@@ -149,8 +178,9 @@ Status CheckGroup(const Value& at, const std::string& key, const Known& known) {
 }
 
 StatusOr<Expectation> ParseExpectation(const Value& v, const Known& known) {
-  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"binds", "bindCount", "boundCount", "bound", "unbound",
-                                       "phases", "conditions", "failedScheduling"}));
+  ARBITER_RETURN_IF_ERROR(
+      v.CheckKeys({"binds", "bindCount", "boundCount", "bound", "unbound", "phases", "conditions",
+                   "failedScheduling", "evicted", "refusedEvictions", "nominated"}));
   Expectation e;
   ARBITER_ASSIGN_OR_RETURN(auto binds, v.Key("binds").Entries());
   for (const auto& [pod, value] : binds) {
@@ -207,6 +237,23 @@ StatusOr<Expectation> ParseExpectation(const Value& v, const Known& known) {
     ARBITER_ASSIGN_OR_RETURN(ce.message, c.Key("message").String());
     e.conditions.push_back(std::move(ce));
   }
+  if (!v.Key("evicted").absent()) {
+    ARBITER_ASSIGN_OR_RETURN(std::vector<std::string> evicted,
+                             ParsePodRefs(v.Key("evicted"), known));
+    e.evicted.emplace(evicted.begin(), evicted.end());
+  }
+  if (!v.Key("refusedEvictions").absent()) {
+    ARBITER_ASSIGN_OR_RETURN(std::vector<std::string> refused,
+                             ParsePodRefs(v.Key("refusedEvictions"), known));
+    e.refused_evictions.emplace(refused.begin(), refused.end());
+  }
+  ARBITER_ASSIGN_OR_RETURN(auto nominated, v.Key("nominated").Entries());
+  for (const auto& [pod, value] : nominated) {
+    if (!known.pods.contains(Qualify(pod))) return value.Error("no pod " + Qualify(pod));
+    ARBITER_ASSIGN_OR_RETURN(std::string node, value.String());
+    if (!node.empty() && !known.nodes.contains(node)) return value.Error("no node " + node);
+    e.nominated[Qualify(pod)] = node;
+  }
   ARBITER_ASSIGN_OR_RETURN(auto verdicts, v.Key("failedScheduling").Entries());
   for (const auto& [pod, value] : verdicts) {
     if (!known.pods.contains(Qualify(pod))) return value.Error("no pod " + Qualify(pod));
@@ -244,10 +291,22 @@ Status ParseObjects(const Value& v, std::int64_t now, Known& known, std::vector<
   return Status::Ok();
 }
 
+StatusOr<PodDisruptionBudget> ParsePdb(const Value& v) {
+  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"name", "namespace", "matchLabels", "disruptionsAllowed"}));
+  PodDisruptionBudget pdb;
+  ARBITER_ASSIGN_OR_RETURN(pdb.meta.name, v.Key("name").RequiredString());
+  ARBITER_ASSIGN_OR_RETURN(pdb.meta.namespace_name, v.Key("namespace").String("default"));
+  pdb.meta.uid = "pdb/" + pdb.meta.Key();
+  ARBITER_ASSIGN_OR_RETURN(pdb.selector.emplace().match_labels, v.Key("matchLabels").StringMap());
+  ARBITER_ASSIGN_OR_RETURN(std::int64_t allowed, v.Key("disruptionsAllowed").Int(0, 0, 1'000'000));
+  pdb.disruptions_allowed = static_cast<std::int32_t>(allowed);
+  return pdb;
+}
+
 StatusOr<ScenarioStep> ParseStep(const Value& v, std::size_t index, std::int64_t now, Known& known,
                                  std::set<std::string>& group_keys) {
-  ARBITER_RETURN_IF_ERROR(
-      v.CheckKeys({"name", "delete", "succeed", "fail", "failBinds", "add", "repeat", "expect"}));
+  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"name", "delete", "succeed", "fail", "failBinds",
+                                       "refuseEvictions", "add", "repeat", "expect"}));
   ScenarioStep step;
   ARBITER_ASSIGN_OR_RETURN(std::string name, v.Key("name").String());
   step.name = "sessions[" + std::to_string(index) + "]";
@@ -257,6 +316,7 @@ StatusOr<ScenarioStep> ParseStep(const Value& v, std::size_t index, std::int64_t
   ARBITER_ASSIGN_OR_RETURN(step.succeed_pods, ParsePodRefs(v.Key("succeed"), known));
   ARBITER_ASSIGN_OR_RETURN(step.fail_pods, ParsePodRefs(v.Key("fail"), known));
   ARBITER_ASSIGN_OR_RETURN(step.fail_binds, ParsePodRefs(v.Key("failBinds"), known));
+  ARBITER_ASSIGN_OR_RETURN(step.refuse_evictions, ParsePodRefs(v.Key("refuseEvictions"), known));
   const Value add = v.Key("add");
   ARBITER_RETURN_IF_ERROR(add.CheckKeys({"nodes", "podGroups", "pods"}));
   ARBITER_RETURN_IF_ERROR(
@@ -270,8 +330,9 @@ StatusOr<ScenarioStep> ParseStep(const Value& v, std::size_t index, std::int64_t
 StatusOr<Scenario> Convert(const YAML::Node& root, const std::string& source) {
   const Value v(source, root, "", 0);
   if (!root.IsMap()) return v.Error("expected a mapping");
-  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"description", "scheduler", "nodes", "priorityClasses",
-                                       "queues", "podGroups", "pods", "sessions"}));
+  ARBITER_RETURN_IF_ERROR(
+      v.CheckKeys({"description", "scheduler", "nodes", "priorityClasses", "queues", "podGroups",
+                   "pods", "podDisruptionBudgets", "sessions"}));
   Scenario s;
   s.source = source;
   ARBITER_ASSIGN_OR_RETURN(s.description, v.Key("description").String());
@@ -300,6 +361,12 @@ StatusOr<Scenario> Convert(const YAML::Node& root, const std::string& source) {
   }
   std::set<std::string> group_keys;
   ARBITER_RETURN_IF_ERROR(ParseObjects(v, 0, known, s.nodes, s.groups, s.pods, group_keys));
+  const Value pdbs = v.Key("podDisruptionBudgets");
+  ARBITER_RETURN_IF_ERROR(pdbs.CheckList());
+  for (std::size_t i = 0; i < pdbs.size(); ++i) {
+    ARBITER_ASSIGN_OR_RETURN(PodDisruptionBudget pdb, ParsePdb(pdbs.Index(i)));
+    s.pdbs.push_back(std::move(pdb));
+  }
 
   const Value sessions = v.Key("sessions");
   ARBITER_RETURN_IF_ERROR(sessions.CheckList());

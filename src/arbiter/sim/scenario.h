@@ -18,6 +18,8 @@
 //       unschedulable: false     # cordoned
 //       notReady: false          # the Ready condition is False
 //   priorityClasses: [{name: high, value: 1000, globalDefault: false}]
+//   podDisruptionBudgets:        # the simulated Eviction API refuses what they protect (429)
+//     - {name: b, namespace: default, matchLabels: {app: db}, disruptionsAllowed: 0}
 //   queues: [{name: q, weight: 1, capability: {cpu: 8}, guarantee: {}, reclaimable: true,
 //             parent: "", state: Open}]        # queue "default" always exists
 //   podGroups:
@@ -28,6 +30,7 @@
 //       priorityClassName: high
 //       minResources: {cpu: 4}
 //       phase: Pending           # the status the group starts with (Pending by default)
+//       labels: {}
 //       created: 0               # seconds after the scenario's start
 //   pods:
 //     - name: w                  # with `replicas: 4`, the pods w-0 ... w-3
@@ -36,6 +39,9 @@
 //       task: worker             # the label arbiter.dev/task
 //       requests: {cpu: 500m, memory: 1Gi}
 //       priority: 10             # spec.priority
+//       priorityClassName: ""    # spec.priorityClassName (system-node-critical, ...)
+//       preemptionPolicy: Never  # or PreemptLowerPriority (the default)
+//       terminationGracePeriodSeconds: 30   # how long an evicted pod holds its node
 //       schedulerName: arbiter   # the default; another name is a pod this scheduler only counts
 //       nodeName: n-0            # already bound (its phase then defaults to Running)
 //       phase: Pending
@@ -57,6 +63,8 @@
 //       failBinds: [a-2]         # the pod's next bind fails (an API server error): the cache
 //                                # keeps it assumed until the failed-bind ttl (30 s), then it is
 //                                # placed again
+//       refuseEvictions: [b-1]   # from now on the Eviction API refuses the pod (429), as a
+//                                # budget the scheduler has not seen yet would
 //       add: {nodes: [...], podGroups: [...], pods: [...]}   # created now unless `created`
 //       repeat: 1                # sessions to run, expectations checked after each
 //       expect:
@@ -71,6 +79,9 @@
 //              message: "2 of minMember 3"}          # message: a substring
 //         failedScheduling: {b-0: Insufficient cpu}  # this session's verdict for the pod
 //                                                    # contains the text
+//         evicted: [low-0]       # exactly the pods this session evicted ([]: none)
+//         refusedEvictions: [db-0]   # exactly the pods whose eviction the API server refused
+//         nominated: {high-0: n-0}   # status.nominatedNodeName after the session ("": none)
 //
 // Names: pods and groups are written "name" (namespace default) or "namespace/name", nodes by
 // name. Pod uids are "namespace/name", group uids "pg/namespace/name", node uids "node/name".
@@ -89,6 +100,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,6 +110,7 @@
 #include "arbiter/framework/config.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/pod.h"
+#include "arbiter/model/pod_disruption_budget.h"
 #include "arbiter/model/pod_group.h"
 #include "arbiter/model/priority_class.h"
 #include "arbiter/model/queue.h"
@@ -133,17 +146,21 @@ struct Expectation {
   std::vector<std::string> unbound;
   std::map<std::string, PodGroupPhase> phases;
   std::vector<ConditionExpectation> conditions;
-  std::map<std::string, std::string> failed_scheduling;  // pod -> message substring
+  std::map<std::string, std::string> failed_scheduling;    // pod -> message substring
+  std::optional<std::set<std::string>> evicted;            // pods, exactly
+  std::optional<std::set<std::string>> refused_evictions;  // pods, exactly
+  std::map<std::string, std::string> nominated;            // pod -> node ("": none)
 };
 
-// One `sessions:` step: events in this order (delete, succeed, fail, add), then `repeat`
-// sessions, with `expect` checked after each.
+// One `sessions:` step: events in this order (delete, succeed, fail, failBinds, refuseEvictions,
+// add), then `repeat` sessions, with `expect` checked after each.
 struct ScenarioStep {
   std::string name;  // "sessions[2]" or "sessions[2] (the given name)"
   std::vector<std::string> delete_pods;
   std::vector<std::string> succeed_pods;
   std::vector<std::string> fail_pods;
   std::vector<std::string> fail_binds;
+  std::vector<std::string> refuse_evictions;
   std::vector<Node> add_nodes;
   std::vector<PodGroup> add_groups;
   std::vector<Pod> add_pods;
@@ -160,6 +177,7 @@ struct Scenario {
   std::vector<Queue> queues;
   std::vector<PodGroup> groups;
   std::vector<Pod> pods;
+  std::vector<PodDisruptionBudget> pdbs;
   std::vector<ScenarioStep> steps;
 };
 

@@ -43,6 +43,11 @@ void SimulatedCluster::Add(const Queue& queue) {
   cache_.UpsertQueue(queue);
 }
 
+void SimulatedCluster::Add(const PodDisruptionBudget& pdb) {
+  pdbs_[pdb.meta.Key()] = pdb;
+  cache_.UpsertPodDisruptionBudget(pdb);
+}
+
 void SimulatedCluster::Add(const PriorityClass& priority_class) {
   cache_.UpsertPriorityClass(priority_class);
 }
@@ -164,9 +169,66 @@ void SimulatedCluster::CompleteBind(const BindDecision& bind) {
   applier_.BindDone(bind, BindOutcome::kBound, Monotonic());
 }
 
+std::string SimulatedCluster::EvictionRefusal(const Pod& pod) const {
+  if (refuse_evictions_.contains(pod.meta.uid)) return "Too many requests (429)";
+  const PodDisruptionBudget* covering = nullptr;
+  for (const auto& [key, pdb] : pdbs_) {
+    if (pdb.meta.namespace_name != pod.meta.namespace_name || !pdb.Selects(pod.meta.labels)) {
+      continue;
+    }
+    if (covering != nullptr) return "more than one PodDisruptionBudget covers it";
+    covering = &pdb;
+  }
+  if (covering != nullptr && covering->Allowed() <= 0) {
+    return "Cannot evict pod as it would violate the pod's disruption budget " +
+           covering->meta.Key();
+  }
+  return "";
+}
+
+void SimulatedCluster::Preempt(const PreemptionBatch& batch) {
+  std::vector<std::string> refused;
+  const auto refuse = [&](const EvictDecision& e, const std::string& why) {
+    refused.push_back(e.pod_uid);
+    if (record_ != nullptr) {
+      record_->refused_evictions.push_back("pod " + e.namespace_name + "/" + e.pod_name + ": " +
+                                           why);
+    }
+  };
+  // The dry run: nothing changes.
+  for (const EvictDecision& e : batch.evictions) {
+    auto it = pods_.find(e.pod_uid);
+    if (it == pods_.end()) continue;
+    if (std::string why = EvictionRefusal(it->second); !why.empty()) refuse(e, why);
+  }
+  if (refused.empty()) {
+    for (const EvictDecision& e : batch.evictions) {
+      auto it = pods_.find(e.pod_uid);
+      if (it == pods_.end()) continue;
+      if (std::string why = EvictionRefusal(it->second); !why.empty()) {
+        refuse(e, why);  // an earlier eviction of the batch used up the budget
+        continue;
+      }
+      for (auto& [key, pdb] : pdbs_) {
+        if (pdb.meta.namespace_name == e.namespace_name && pdb.Selects(it->second.meta.labels)) {
+          --pdb.disruptions_allowed;
+          cache_.UpsertPodDisruptionBudget(pdb);
+        }
+      }
+      Evict(e);
+    }
+  }
+  if (refused.empty()) {
+    for (const NominationDecision& n : batch.nominations) Nominate(n);
+    for (const PodGroupUpdate& u : batch.victim_updates) WriteGroupStatus(u);
+  }
+  applier_.PreemptionDone(batch, refused, Monotonic());
+}
+
 void SimulatedCluster::Evict(const EvictDecision& eviction) {
   auto it = pods_.find(eviction.pod_uid);
   if (it == pods_.end() || it->second.meta.deletion_timestamp.has_value()) return;
+  if (record_ != nullptr) record_->evicted.push_back(eviction);
   it->second.meta.deletion_timestamp = now_;
   // As the scheduler marks it (runtime/binder.cc) before the Eviction API deletes it.
   it->second.status.conditions.push_back(
@@ -209,6 +271,12 @@ bool Terminal(const Pod& pod) {
 std::string GroupKeyOf(const Pod& pod) {
   const std::string group = PodGroupNameOf(pod);
   return group.empty() ? "" : pod.meta.namespace_name + "/" + group;
+}
+
+std::string Join(const std::set<std::string>& names) {
+  std::string out = "[";
+  for (const std::string& n : names) out += (out.size() > 1 ? ", " : "") + n;
+  return out + "]";
 }
 
 std::string JoinNodes(const std::vector<std::string>& nodes) {
@@ -256,6 +324,29 @@ class ExpectationChecker {
     for (const auto& [group, phase] : e.phases) CheckPhase(group, phase);
     for (const ConditionExpectation& c : e.conditions) CheckCondition(c);
     for (const auto& [pod, text] : e.failed_scheduling) CheckVerdict(pod, text);
+    if (e.evicted.has_value()) {
+      std::set<std::string> got;
+      for (const EvictDecision& d : record_.evicted)
+        got.insert(d.namespace_name + "/" + d.pod_name);
+      if (got != *e.evicted) Fail("expected evicted " + Join(*e.evicted) + ", got " + Join(got));
+    }
+    if (e.refused_evictions.has_value()) {
+      std::set<std::string> got;
+      for (const std::string& r : record_.refused_evictions) {
+        got.insert(r.substr(4, r.find(':') - 4));  // "pod ns/name: why"
+      }
+      if (got != *e.refused_evictions) {
+        Fail("expected evictions refused of " + Join(*e.refused_evictions) + ", got " + Join(got));
+      }
+    }
+    for (const auto& [pod, node] : e.nominated) {
+      const Pod* p = FindPod(pod);
+      const std::string got = p == nullptr ? "" : p->status.nominated_node_name;
+      if (got != node) {
+        Fail("expected " + pod + " nominated to " + (node.empty() ? "no node" : node) + ", got " +
+             (got.empty() ? "none" : got));
+      }
+    }
   }
 
  private:
@@ -369,6 +460,7 @@ Status ApplyEvents(const ScenarioStep& step, SimulatedCluster& cluster,
     ARBITER_RETURN_IF_ERROR(cluster.FinishPod(uid, PodPhase::kFailed));
   }
   for (const std::string& uid : step.fail_binds) cluster.FailNextBind(uid);
+  for (const std::string& uid : step.refuse_evictions) cluster.RefuseEvictions(uid);
   for (const Node& node : step.add_nodes) cluster.Add(node);
   for (const PodGroup& group : step.add_groups) cluster.Add(group);
   for (const Pod& pod : step.add_pods) {
@@ -387,6 +479,7 @@ StatusOr<ScenarioOutcome> RunScenario(const Scenario& scenario) {
   for (const Node& node : scenario.nodes) cluster->Add(node);
   for (const PriorityClass& pc : scenario.priority_classes) cluster->Add(pc);
   for (const Queue& queue : scenario.queues) cluster->Add(queue);
+  for (const PodDisruptionBudget& pdb : scenario.pdbs) cluster->Add(pdb);
   for (const PodGroup& group : scenario.groups) cluster->Add(group);
   for (const Pod& pod : scenario.pods) {
     if (!pod.spec.node_name.empty()) disturbed.insert(GroupKeyOf(pod));

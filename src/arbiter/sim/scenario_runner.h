@@ -12,7 +12,11 @@
 //     SessionRecord::refused_binds and reported failed; an injected failure (BindFaults) is
 //     reported failed too: the pod stays assumed until the failed-bind ttl passes, then is
 //     placed again;
-//   * an eviction marks the pod as being deleted, and deletes it after its grace period;
+//   * a preemptor's evictions are first dry-run against the PodDisruptionBudgets (a pod that
+//     one budget with no disruption allowed, or several budgets, cover is refused: 429); if any
+//     is refused, none is made, nor its nominations and victims' statuses. Otherwise each
+//     evicted pod is marked as being deleted (its budget's disruptionsAllowed decremented), and
+//     deleted after its grace period;
 //   * a PodGroup or Queue status update replaces that object's status.
 // A virtual clock starts at ScenarioEpoch() and moves one second before each session. No I/O,
 // no threads; the same inputs give the same decisions.
@@ -69,6 +73,9 @@ struct SessionRecord {
   // Binds that took effect while this session was applied (with latency: decided earlier).
   std::vector<BindDecision> bound;
   std::int32_t expired_assumptions = 0;  // failed binds forgotten before the session
+  // Evictions the simulated API server made, and those it refused ("pod ns/p: <why>").
+  std::vector<EvictDecision> evicted;
+  std::vector<std::string> refused_evictions;
   // Wall time of the scheduler's part: taking the snapshot and the session itself, and of the
   // snapshot alone.
   double scheduler_seconds = 0;
@@ -90,6 +97,7 @@ class SimulatedCluster final : private Effects {
   void Add(const PriorityClass& priority_class);
   void Add(const PodGroup& group);
   void Add(const Pod& pod);
+  void Add(const PodDisruptionBudget& pdb);
   // NotFound when there is no such pod.
   Status DeletePod(const std::string& uid);
   // `key` is namespace/name. NotFound when there is no such group.
@@ -98,6 +106,9 @@ class SimulatedCluster final : private Effects {
   Status FinishPod(const std::string& uid, PodPhase phase);
   // The next bind of this pod fails (as an API server error would), whatever BindFaults say.
   void FailNextBind(const std::string& uid) { fail_next_bind_.insert(uid); }
+  // From now on the Eviction API refuses this pod (429), as a budget the scheduler has not seen
+  // yet would.
+  void RefuseEvictions(const std::string& uid) { refuse_evictions_.insert(uid); }
   // Whether the cache holds the pod assumed on a node: its bind in flight, or failed and waiting
   // for the failed-bind ttl. Such a pod is not pending: its room is held.
   bool Assumed(const std::string& uid) const { return cache_.IsAssumed(uid); }
@@ -127,12 +138,15 @@ class SimulatedCluster final : private Effects {
 
   // Effects.
   void Bind(const std::vector<BindDecision>& binds) override;
-  void Evict(const EvictDecision& eviction) override;
+  void Preempt(const PreemptionBatch& batch) override;
   void Nominate(const NominationDecision& nomination) override;
   void ReportUnschedulable(const PodVerdict& verdict, const Pod* observed) override;
   void WriteGroupStatus(const PodGroupUpdate& update) override;
   void WriteQueueStatus(const QueueUpdate& update) override;
 
+  // Why the Eviction API would refuse to evict the pod now; empty: it would not.
+  std::string EvictionRefusal(const Pod& pod) const;
+  void Evict(const EvictDecision& eviction);
   // The bind as the API server and kwok take it, now.
   void CompleteBind(const BindDecision& bind);
   // Binds whose latency has passed, and evicted pods whose grace has, by `now_`.
@@ -148,12 +162,14 @@ class SimulatedCluster final : private Effects {
   std::multimap<Clock::WallTime, std::string> deletions_;         // evicted pods' uids, by when
   SessionRecord* record_ = nullptr;                               // the session being applied
   std::set<std::string> fail_next_bind_;
+  std::set<std::string> refuse_evictions_;
   std::unique_ptr<Scheduler> scheduler_;
   std::string scheduler_name_ = "arbiter";
   std::map<std::string, Pod> pods_;
   std::map<std::string, Node> nodes_;
   std::map<std::string, PodGroup> groups_;
   std::map<std::string, Queue> queues_;
+  std::map<std::string, PodDisruptionBudget> pdbs_;  // by ns/name
   Clock::WallTime now_ = ScenarioEpoch();
   std::int64_t sessions_run_ = 0;
 };

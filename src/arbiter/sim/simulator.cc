@@ -16,6 +16,7 @@
 #include "arbiter/cache/snapshot.h"
 #include "arbiter/model/pod_group.h"
 #include "arbiter/resource/resource_name.h"
+#include "arbiter/sim/invariants.h"
 #include "arbiter/sim/scenario.h"
 #include "arbiter/sim/scenario_runner.h"
 
@@ -135,6 +136,7 @@ class Simulation {
     report_.workload = workload_.source;
     report_.description = workload_.description;
     report_.seed = options_.seed;
+    report_.invariants_checked = options_.check_invariants;
     report_.period_ms = workload_.period_ms;
     report_.nodes = static_cast<std::int64_t>(cluster_spec_.nodes.size());
     report_.pods = workload_.pod_count();
@@ -290,6 +292,17 @@ class Simulation {
     report_.performance.nodes_filtered += stats.nodes_filtered;
   }
 
+  void CheckInvariants(const SessionRecord& record, std::int64_t t) {
+    // Nothing is disturbed: the workload deletes a job's pods only when the whole job finishes.
+    static const std::set<std::string> kNoneDisturbed;
+    for (const Violation& v : CheckSessionInvariants(*cluster_, record, kNoneDisturbed)) {
+      ++report_.invariant_violations;
+      if (report_.violations.size() < 20) {
+        report_.violations.push_back("t=" + std::to_string(t / 1000) + "s: " + ToString(v));
+      }
+    }
+  }
+
   void ApplySession(const SessionRecord& record, std::int64_t t) {
     report_.performance.session_ms.push_back(record.scheduler_seconds * 1000);
     snapshot_ms_.push_back(record.snapshot_seconds * 1000);
@@ -340,11 +353,52 @@ class Simulation {
     }
   }
 
-  // Evictions: counted when decided; the pod holds its node until the simulated API server deletes
+  // Evictions: counted when made; the pod holds its node until the simulated API server deletes
   // it (its grace period), and is then created again under the same name.
+  // The least work any choice of victims could have lost for this session's reclaims: the CPU
+  // they freed, taken from the running pods of the same victim queues in the order of least
+  // running time per CPU, the last one in part (a fractional knapsack: a lower bound, since it
+  // ignores gangs, nodes and the shares' limits).
+  void BoundReclaimWorkLost(const SessionRecord& record, std::int64_t t) {
+    std::set<std::string> victim_queues;
+    std::int64_t freed_cpu = 0;
+    for (const EvictDecision& e : record.evicted) {
+      if (e.kind != EvictionKind::kReclaim || !pod_job_.contains(e.pod_uid)) continue;
+      victim_queues.insert(e.queue);
+      freed_cpu +=
+          cluster_->pods().at(e.pod_uid).spec.containers.front().requests.Get(kResourceCpu);
+      if (auto b = bound_at_.find(e.pod_uid); b != bound_at_.end()) {
+        report_.reclaim_work_lost_pod_seconds += static_cast<double>(t - b->second) / 1000.0;
+      }
+    }
+    if (freed_cpu == 0) return;
+    std::vector<std::pair<double, std::int64_t>> candidates;  // (seconds per millicore, millicores)
+    for (const auto& [uid, since] : bound_at_) {
+      if (evicting_.contains(uid)) continue;  // leaving already, before this session
+      auto job = pod_job_.find(uid);
+      if (job == pod_job_.end() || !victim_queues.contains(jobs_[job->second].spec->queue)) {
+        continue;
+      }
+      const std::int64_t cpu =
+          cluster_->pods().at(uid).spec.containers.front().requests.Get(kResourceCpu);
+      if (cpu <= 0) continue;
+      candidates.emplace_back(static_cast<double>(t - since) / 1000.0 / static_cast<double>(cpu),
+                              cpu);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    std::int64_t left = freed_cpu;
+    for (const auto& [per_millicore, cpu] : candidates) {
+      const std::int64_t take = std::min(left, cpu);
+      report_.reclaim_work_lost_bound_pod_seconds += per_millicore * static_cast<double>(take);
+      left -= take;
+      if (left == 0) break;
+    }
+  }
+
   void ApplyEvictions(const SessionRecord& record, std::int64_t t) {
+    BoundReclaimWorkLost(record, t);
     std::set<std::size_t> preempted;
-    for (const EvictDecision& e : record.result.evictions) {
+    for (const EvictDecision& e : record.evicted) {
       auto it = pod_job_.find(e.pod_uid);
       if (it == pod_job_.end()) continue;
       ++report_.evictions;
@@ -479,6 +533,7 @@ class Simulation {
         events = true;
       }
       const SessionRecord record = cluster_->RunSessionAt(At(t));
+      if (options_.check_invariants) CheckInvariants(record, t);
       ApplySession(record, t);
       Sample(t);
       ReportProgress(t, next_arrival, record.scheduler_seconds);

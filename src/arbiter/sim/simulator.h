@@ -51,6 +51,9 @@ struct SimulationOptions {
   // Called about every `progress_every_seconds` of wall time, when set.
   std::function<void(const SimulationProgress&)> progress;
   double progress_every_seconds = 10;
+  // Check the invariants of sim/invariants.h after every session (each check is a few passes
+  // over every pod: large runs that measure the scheduler may leave it out).
+  bool check_invariants = true;
 };
 
 struct JobOutcome {
@@ -124,6 +127,11 @@ struct SimulationReport {
   BindFaults bind_faults;          // as configured; reported only when any is set
   std::int64_t bind_failures = 0;  // binds an injected fault failed (placed again later)
   std::int64_t partial_gangs = 0;  // jobs that ever had 1 .. minMember-1 pods placed: must be 0
+  // Violations of sim/invariants.h after any session (must be 0), the first 20 as text, when
+  // they were checked.
+  bool invariants_checked = false;
+  std::int64_t invariant_violations = 0;
+  std::vector<std::string> violations;
   // Preemption and reclaim. An evicted pod leaves its node when its grace period has passed and
   // is then created again, as its job's controller would; a job that fell below its minimum
   // starts over (its finish is put off by its whole duration).
@@ -131,7 +139,11 @@ struct SimulationReport {
   std::map<std::string, std::int64_t> evictions_by_queue;  // the victims' queues
   std::map<std::string, std::int64_t> evictions_by_kind;   // "preempt", "reclaim"
   double work_lost_pod_seconds = 0;  // evicted pods' running time, from bind to eviction
-  std::int64_t jobs_preempted = 0;   // jobs that lost pods at least once
+  // Of it, what reclaim lost, and the least any choice of victims could have lost for the same
+  // CPU freed in each session (a lower bound: see BoundReclaimWorkLost in simulator.cc).
+  double reclaim_work_lost_pod_seconds = 0;
+  double reclaim_work_lost_bound_pod_seconds = 0;
+  std::int64_t jobs_preempted = 0;  // jobs that lost pods at least once
   std::int64_t max_preemptions_per_job = 0;
   // Thrash: jobs preempted more than kThrashPreemptions times, and pods (by name: a recreated
   // pod keeps its name) evicted twice within kThrashWindowMs.

@@ -154,9 +154,15 @@ priorityClasses: [{name: high, value: 1000}]
   // Each evicted pod had run since 0 s: 12 for 60 s, 2 for 120 s (or more, if re-placed pods).
   EXPECT_GE(r.work_lost_pod_seconds, 12 * 60 + 2 * 120 - 1);
   EXPECT_EQ(Job(r, "default/urgent").start_ms, 150'000);  // its victims' 30 s grace
+  // Every pod of a had run for 60 s when b reclaimed 12 of them: no choice loses less.
+  EXPECT_DOUBLE_EQ(r.reclaim_work_lost_pod_seconds, 12 * 60);
+  EXPECT_DOUBLE_EQ(r.reclaim_work_lost_bound_pod_seconds, 12 * 60);
+  EXPECT_TRUE(r.invariants_checked);
+  EXPECT_EQ(r.invariant_violations, 0) << r.violations.front();
   const nlohmann::json j = nlohmann::json::parse(ReportJson(r, false));
   EXPECT_EQ(j["summary"]["preemption"]["evictions"], 14);
   EXPECT_EQ(j["summary"]["preemption"]["byKind"]["reclaim"], 12);
+  EXPECT_EQ(j["summary"]["invariantViolations"], 0);
 }
 
 TEST(Simulate, StopsAtTheHorizon) {
