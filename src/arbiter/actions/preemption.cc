@@ -478,16 +478,35 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
       if (!units.has_value()) continue;
       choices.emplace_back(planner.CostOf(*units), n, std::move(*units));
     }
-    // Sorted by index: the choices, with their victim lists, stay where they are.
-    std::vector<std::size_t> order(choices.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    // In cost order (then node order), by index: the choices, with their victim lists, stay
+    // where they are. The cheapest usually passes the filters, so the order is found one choice
+    // at a time (a scan for the least untried) rather than by sorting them all.
+    const auto cheaper = [&](std::size_t a, std::size_t b) {
       const auto ka = std::get<0>(choices[a]).Key();
       const auto kb = std::get<0>(choices[b]).Key();
       if (ka != kb) return ka < kb;
       return std::get<1>(choices[a]) < std::get<1>(choices[b]);
-    });
-    for (std::size_t i : order) {
+    };
+    std::vector<std::size_t> untried(choices.size());
+    for (std::size_t i = 0; i < untried.size(); ++i) untried[i] = i;
+    constexpr int kScansBeforeSorting = 8;  // then many fail: sort the rest once instead
+    int scans = 0;
+    while (!untried.empty()) {
+      std::size_t i = 0;
+      if (++scans <= kScansBeforeSorting) {
+        auto least = std::min_element(untried.begin(), untried.end(), cheaper);
+        i = *least;
+        *least = untried.back();
+        untried.pop_back();
+      } else {
+        if (scans == kScansBeforeSorting + 1) {
+          std::sort(untried.begin(), untried.end(), [&](std::size_t a, std::size_t b) {
+            return cheaper(b, a);  // most expensive first: the cheapest is taken from the back
+          });
+        }
+        i = untried.back();
+        untried.pop_back();
+      }
       auto& [cost, n, units] = choices[i];
       const Statement::Mark mark = statement.mark();
       for (const Unit& u : units) EvictUnit(statement, session, u);

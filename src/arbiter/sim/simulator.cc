@@ -355,10 +355,11 @@ class Simulation {
 
   // Evictions: counted when made; the pod holds its node until the simulated API server deletes
   // it (its grace period), and is then created again under the same name.
-  // The least work any choice of victims could have lost for this session's reclaims: the CPU
-  // they freed, taken from the running pods of the same victim queues in the order of least
-  // running time per CPU, the last one in part (a fractional knapsack: a lower bound, since it
-  // ignores gangs, nodes and the shares' limits).
+  // About the least work any gang-safe choice of victims could have lost for this session's
+  // reclaims: the CPU they freed, taken from the same victim queues in the order of least
+  // running time per CPU (a pod of a job above its minimum, or a job at its minimum whole), the
+  // last one in part. A fractional knapsack: it ignores nodes, placement and the shares' limits,
+  // and asks for the CPU the evictions freed, not only what the reclaimers then used.
   void BoundReclaimWorkLost(const SessionRecord& record, std::int64_t t) {
     std::set<std::string> victim_queues;
     std::int64_t freed_cpu = 0;
@@ -372,7 +373,9 @@ class Simulation {
       }
     }
     if (freed_cpu == 0) return;
-    std::vector<std::pair<double, std::int64_t>> candidates;  // (seconds per millicore, millicores)
+    // What may go: each running pod of a job above its minimum, and each job at its minimum
+    // whole (gang-safe victims), as (seconds, millicores).
+    std::map<std::size_t, std::vector<std::pair<double, std::int64_t>>> by_job;
     for (const auto& [uid, since] : bound_at_) {
       if (evicting_.contains(uid)) continue;  // leaving already, before this session
       auto job = pod_job_.find(uid);
@@ -381,9 +384,24 @@ class Simulation {
       }
       const std::int64_t cpu =
           cluster_->pods().at(uid).spec.containers.front().requests.Get(kResourceCpu);
-      if (cpu <= 0) continue;
-      candidates.emplace_back(static_cast<double>(t - since) / 1000.0 / static_cast<double>(cpu),
-                              cpu);
+      by_job[job->second].emplace_back(static_cast<double>(t - since) / 1000.0, cpu);
+    }
+    std::vector<std::pair<double, std::int64_t>> candidates;  // (seconds per millicore, millicores)
+    const auto add = [&](double seconds, std::int64_t cpu) {
+      if (cpu > 0) candidates.emplace_back(seconds / static_cast<double>(cpu), cpu);
+    };
+    for (const auto& [index, pods] : by_job) {
+      if (jobs_[index].placed > jobs_[index].spec->min_member) {
+        for (const auto& [seconds, cpu] : pods) add(seconds, cpu);
+        continue;
+      }
+      double seconds = 0;
+      std::int64_t cpu = 0;
+      for (const auto& [pod_seconds, pod_cpu] : pods) {
+        seconds += pod_seconds;
+        cpu += pod_cpu;
+      }
+      add(seconds, cpu);
     }
     std::sort(candidates.begin(), candidates.end());
     std::int64_t left = freed_cpu;
