@@ -21,11 +21,13 @@
 E2E_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 KUBECTL="$E2E_ROOT/_output/bin/kubectl"
 ARBITER_SCHEDULER="${ARBITER_SCHEDULER:-$E2E_ROOT/build/bin/arbiter-scheduler}"
+ARBITER_CONTROLLER="${ARBITER_CONTROLLER:-$E2E_ROOT/build/bin/arbiter-controller}"
 E2E_NS=e2e
 E2E_POLL=0.25          # seconds between two polls
 E2E_NAME=""            # the cluster's name
 E2E_TMP=""             # logs and manifests of this run
 E2E_SCHEDULER_PID=""
+E2E_CONTROLLER_PID=""
 E2E_CLUSTER_STARTED=0
 E2E_INVARIANT=()       # a command that must hold at every poll (see e2e_invariant)
 E2E_CHECKS=0
@@ -107,6 +109,40 @@ scheduler_alive() {
   fi
 }
 
+# e2e_start_controller [FLAGS...]: runs build/bin/arbiter-controller in the background (log in
+# $E2E_TMP/controller.log); e2e_teardown stops it.
+e2e_start_controller() {
+  [[ -x $ARBITER_CONTROLLER ]] || skip "no $ARBITER_CONTROLLER (build it first)"
+  local args=(--kubeconfig "$KUBECONFIG" --period 1s -v "${ARBITER_E2E_VERBOSITY:-2}" "$@")
+  e2e_log "starting arbiter-controller ${args[*]}"
+  "$ARBITER_CONTROLLER" "${args[@]}" </dev/null >"$E2E_TMP/controller.log" 2>&1 &
+  E2E_CONTROLLER_PID=$!
+}
+
+# controller_alive: fails the test if the controller we started has exited.
+controller_alive() {
+  [[ -z $E2E_CONTROLLER_PID ]] && return 0
+  if ! kill -0 "$E2E_CONTROLLER_PID" 2>/dev/null; then
+    local rc=0
+    wait "$E2E_CONTROLLER_PID" || rc=$?
+    E2E_CONTROLLER_PID=""
+    fail "arbiter-controller exited (status $rc)"
+  fi
+}
+
+e2e_stop_controller() {
+  local pid=$E2E_CONTROLLER_PID
+  [[ -n $pid ]] || return 0
+  E2E_CONTROLLER_PID=""
+  kill -TERM "$pid" 2>/dev/null || return 0
+  local deadline=$(($(now_ms) + 10000))
+  while kill -0 "$pid" 2>/dev/null && (($(now_ms) < deadline)); do sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "arbiter-controller did not stop within 10 s of SIGTERM; sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+}
+
 e2e_stop_scheduler() {
   local pid=$E2E_SCHEDULER_PID
   [[ -n $pid ]] || return 0
@@ -127,6 +163,10 @@ e2e_dump() {
   if [[ -f $E2E_TMP/scheduler.log ]]; then
     echo "---- arbiter-scheduler log (last 80 lines of $E2E_TMP/scheduler.log) ----"
     tail -n 80 "$E2E_TMP/scheduler.log"
+  fi
+  if [[ -f $E2E_TMP/controller.log ]]; then
+    echo "---- arbiter-controller log (last 40 lines of $E2E_TMP/controller.log) ----"
+    tail -n 40 "$E2E_TMP/controller.log"
   fi
   if [[ -n ${KUBECONFIG:-} && -f $KUBECONFIG ]]; then
     echo "---- kubectl get pods,podgroups -A -o wide ----"
@@ -149,6 +189,7 @@ e2e_teardown() {
     e2e_dump
   fi
   e2e_stop_scheduler
+  e2e_stop_controller
   if ((E2E_CLUSTER_STARTED)); then
     local down_args=(--name "$E2E_NAME")
     ((rc != 0)) && [[ ${ARBITER_KEEP_CLUSTER_LOGS:-0} == 1 ]] && down_args+=(--keep-logs)
@@ -168,6 +209,7 @@ e2e_teardown() {
 # e2e_done: the last line of a test.
 e2e_done() {
   scheduler_alive
+  controller_alive
   echo "PASSED: $(basename "$0" .sh): $E2E_CHECKS checks"
 }
 
@@ -180,6 +222,7 @@ e2e_invariant() { E2E_INVARIANT=("$@"); }
 
 _e2e_poll_checks() {
   scheduler_alive
+  controller_alive
   if ((${#E2E_INVARIANT[@]})) && ! "${E2E_INVARIANT[@]}"; then
     fail "invariant broken: ${E2E_INVARIANT[*]}"
   fi
@@ -302,13 +345,14 @@ distinct_nodes() { (($(nodes_of "$1" | sort -u | wc -l) == $2)); }
 # pod_yaml NAME key=value...: a pod in namespace e2e. Keys: cpu (request, default 100m),
 # memory, group (arbiter.dev/pod-group), task (arbiter.dev/task), priority (priorityClassName),
 # scheduler (default arbiter), node (spec.nodeName), runfor (arbiter.dev/run-for), stopfor
-# (arbiter.dev/stop-for: how long the fake kubelet takes to stop it once deleted), labels (extra "k: v" pairs, comma-separated), node_selector ("k: v"), ns
-# (namespace, default $E2E_NS).
+# (arbiter.dev/stop-for: how long the fake kubelet takes to stop it once deleted), labels (extra
+# "k: v" pairs, comma-separated), annotations (the same), node_selector ("k: v"), ns (namespace,
+# default $E2E_NS).
 pod_yaml() {
   local name=$1
   shift
   local cpu=100m memory="" group="" task="" priority="" scheduler=arbiter node="" runfor=""
-  local labels="" node_selector="" ns=$E2E_NS stopfor="" kv
+  local labels="" node_selector="" ns=$E2E_NS stopfor="" annotations="" kv
   for kv in "$@"; do
     case $kv in
       cpu=*) cpu=${kv#*=} ;;
@@ -321,6 +365,7 @@ pod_yaml() {
       runfor=*) runfor=${kv#*=} ;;
       stopfor=*) stopfor=${kv#*=} ;;
       labels=*) labels=${kv#*=} ;;
+      annotations=*) annotations=${kv#*=} ;;
       node_selector=*) node_selector=${kv#*=} ;;
       ns=*) ns=${kv#*=} ;;
       *) fail "pod_yaml: unknown key $kv" ;;
@@ -341,9 +386,14 @@ pod_yaml() {
     IFS=, read -ra l <<<"$labels"
     printf '    %s\n' "${l[@]}"
   fi
-  [[ -n $runfor || -n $stopfor ]] && echo "  annotations:"
+  [[ -n $runfor || -n $stopfor || -n $annotations ]] && echo "  annotations:"
   [[ -n $runfor ]] && printf '    arbiter.dev/run-for: "%s"\n' "$runfor"
   [[ -n $stopfor ]] && printf '    arbiter.dev/stop-for: "%s"\n' "$stopfor"
+  if [[ -n $annotations ]]; then
+    local a
+    IFS=, read -ra a <<<"$annotations"
+    printf '    %s\n' "${a[@]}"
+  fi
   echo "spec:"
   echo "  schedulerName: $scheduler"
   echo "  restartPolicy: Never"

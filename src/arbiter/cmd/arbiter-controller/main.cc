@@ -1,0 +1,189 @@
+// arbiter-controller: the controllers (today: PodGroup upkeep, runtime/controller_runtime.h).
+// Parses flags and wires the pieces.
+//
+// Exit codes: 0 after SIGTERM/SIGINT (clean stop), 1 when it cannot run or loses its leader
+// lease, 2 for bad flags.
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "arbiter/base/clock.h"
+#include "arbiter/base/log.h"
+#include "arbiter/base/status.h"
+#include "arbiter/k8s/exec_credential.h"
+#include "arbiter/k8s/http_transport.h"
+#include "arbiter/k8s/kubeconfig.h"
+#include "arbiter/runtime/controller_runtime.h"
+#include "arbiter/runtime/flag_values.h"
+#include "arbiter/runtime/setup.h"
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+struct Flags {
+  std::string kubeconfig;
+  std::string context;
+  std::string scheduler_name = "arbiter";
+  std::string namespaces;
+  bool leader_elect = false;
+  std::string leader_elect_namespace = "kube-system";
+  std::string period = "1s";
+  double kube_api_qps = 50;
+  int kube_api_burst = 100;
+  int verbosity = 0;
+};
+
+int Usage(const std::string& message) {
+  std::cerr << "arbiter-controller: " << message << "\n";
+  return kExitUsage;
+}
+
+int Fail(const arbiter::Status& status) {
+  std::cerr << "arbiter-controller: " << status.message() << "\n";
+  return kExitFailure;
+}
+
+std::string Hostname() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "arbiter-controller";
+  return name;
+}
+
+// hostname_<random hex>: unique per process, as client-go's identities are.
+std::string LeaderIdentity() {
+  std::random_device device;
+  char suffix[17];
+  std::snprintf(suffix, sizeof(suffix), "%08x%08x", device(), device());
+  return Hostname() + "_" + suffix;
+}
+
+// klog spells verbosity -v=2; CLI11 reads a short option's value only as -v2 or -v 2.
+std::vector<std::string> NormalizeArgs(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (std::string& arg : args) {
+    if (arg.starts_with("-v=")) arg = "--v=" + arg.substr(3);
+  }
+  return args;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  CLI::App app{
+      "Arbiter's controllers: creates the PodGroups that pods of --scheduler-name name (by "
+      "arbiter.dev/pod-group, scheduling.k8s.io/group-name or scheduling.x-k8s.io/pod-group) "
+      "when nobody made them",
+      "arbiter-controller"};
+  app.add_option("--kubeconfig", flags.kubeconfig,
+                 "kubeconfig file(s), colon-separated; default: in-cluster configuration, else "
+                 "$KUBECONFIG or ~/.kube/config");
+  app.add_option("--context", flags.context, "kubeconfig context to use");
+  app.add_option("--scheduler-name", flags.scheduler_name,
+                 "keep the groups of the pods whose spec.schedulerName is this")
+      ->capture_default_str();
+  app.add_option("--namespaces", flags.namespaces,
+                 "watch these namespaces only (comma-separated); default: all");
+  app.add_flag("--leader-elect", flags.leader_elect,
+               "write only while holding the Lease arbiter-controller");
+  app.add_option("--leader-elect-namespace", flags.leader_elect_namespace,
+                 "namespace of the leader election Lease")
+      ->capture_default_str();
+  app.add_option("--period", flags.period, "time between reconciles, e.g. 1s or 500ms")
+      ->capture_default_str();
+  app.add_option("--kube-api-qps", flags.kube_api_qps, "API requests per second (client-side)")
+      ->capture_default_str();
+  app.add_option("--kube-api-burst", flags.kube_api_burst, "API request burst (client-side)")
+      ->capture_default_str();
+  app.add_option("-v,--v", flags.verbosity, "log verbosity")->capture_default_str();
+
+  std::vector<std::string> args = NormalizeArgs(argc, argv);
+  std::vector<char*> arg_pointers;
+  arg_pointers.reserve(args.size());
+  for (std::string& arg : args) arg_pointers.push_back(arg.data());
+  try {
+    app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Usage(std::string(e.what()) + " (see --help)");
+  }
+
+  if (flags.verbosity < 0) return Usage("-v: must not be negative");
+  if (flags.scheduler_name.empty()) return Usage("--scheduler-name: must not be empty");
+  if (!(flags.kube_api_qps > 0)) return Usage("--kube-api-qps: must be positive");
+  if (flags.kube_api_burst < 1) return Usage("--kube-api-burst: must be at least 1");
+  arbiter::StatusOr<std::chrono::nanoseconds> period =
+      arbiter::runtime::ParseDuration(flags.period);
+  if (!period.ok()) return Usage("--period: " + period.status().message());
+  if (period->count() <= 0) return Usage("--period: must be positive");
+  arbiter::StatusOr<std::set<std::string>> namespaces =
+      arbiter::runtime::ParseNamespaceList(flags.namespaces);
+  if (!namespaces.ok()) return Usage("--namespaces: " + namespaces.status().message());
+  if (flags.leader_elect && !arbiter::runtime::IsDns1123Label(flags.leader_elect_namespace)) {
+    return Usage("--leader-elect-namespace: \"" + flags.leader_elect_namespace +
+                 "\" is not a valid namespace name");
+  }
+  arbiter::SetLogVerbosity(flags.verbosity);
+
+  arbiter::StatusOr<arbiter::k8s::RestConfig> rest = arbiter::runtime::ResolveRestConfig(
+      flags.kubeconfig, flags.context, arbiter::k8s::InClusterEnvironmentFromProcess(),
+      arbiter::k8s::KubeconfigPathsFromEnvironment());
+  if (!rest.ok()) return Usage(rest.status().message());
+  const arbiter::Clock& clock = arbiter::RealClock::Instance();
+  arbiter::StatusOr<arbiter::k8s::TransportOptions> transport_options =
+      arbiter::k8s::TransportOptionsFrom(*rest, clock);
+  if (!transport_options.ok()) return Usage(transport_options.status().message());
+  transport_options->qps = flags.kube_api_qps;
+  transport_options->burst = flags.kube_api_burst;
+  transport_options->user_agent = "arbiter-controller/0.1";
+  arbiter::StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> transport =
+      arbiter::k8s::HttpTransport::Create(*transport_options);
+  if (!transport.ok()) return Usage(transport.status().message());
+  ARBITER_LOG(kInfo) << "api server: " << *rest;
+
+  arbiter::runtime::ControllerOptions options;
+  options.scheduler_name = flags.scheduler_name;
+  options.namespaces = *namespaces;
+  options.period = *period;
+  if (flags.leader_elect) {
+    arbiter::k8s::LeaderElectionConfig election;
+    election.namespace_name = flags.leader_elect_namespace;
+    election.lease_name = "arbiter-controller";
+    election.identity = LeaderIdentity();
+    options.leader_election = election;
+  }
+
+  // SIGTERM and SIGINT are taken by this thread alone (sigtimedwait below): block them before
+  // any thread starts, so every thread inherits the mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  arbiter::runtime::ControllerRuntime runtime(**transport, std::move(options), clock);
+  if (arbiter::Status started = runtime.Start(); !started.ok()) return Fail(started);
+  while (!runtime.done()) {
+    timespec timeout{0, 200'000'000};
+    int signal = sigtimedwait(&stop_signals, nullptr, &timeout);
+    if (signal == SIGTERM || signal == SIGINT) {
+      ARBITER_LOG(kInfo) << "stopping signal=" << (signal == SIGTERM ? "SIGTERM" : "SIGINT");
+      runtime.Stop();
+    }
+  }
+  if (arbiter::Status stopped = runtime.Wait(); !stopped.ok()) return Fail(stopped);
+  return 0;
+}
