@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # R3 priority inside a job: a TensorFlow-like job of 1 parameter server (PriorityClass tf-ps,
-# 1000) and 4 workers (tf-worker, 100), PodGroup minMember 3, each pod a whole node, on 3 nodes:
-# only 3 of the 5 pods can start, and the parameter server is among them although the workers were
-# created before it.
+# 1000) and 4 workers (tf-worker, 100), PodGroup minMember 3 with minTaskMember {ps: 1}, each pod
+# a whole node, on 3 nodes: only 3 of the 5 pods can start, and the parameter server is among
+# them although the PodGroup came first and the workers were created before it.
 # shellcheck source-path=SCRIPTDIR disable=SC2119  # e2e_start_scheduler's flags are optional
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -15,14 +15,16 @@ e2e_setup r3 --nodes 3 --node-cpu 4
 } | apply_yaml
 e2e_start_scheduler
 
-# The pods first, the PodGroup last: a pod naming a group that does not exist yet is never placed,
-# so the scheduler decides once all five exist (created one by one, with no group, the first
-# three workers could otherwise be placed before the parameter server is even created).
+# The PodGroup first, as a job controller makes it, then the pods, workers first: minTaskMember
+# {ps: 1} keeps the workers from starting as a gang of their own before the parameter server
+# exists (the three workers alone would meet minMember 3).
+pg_yaml tf 3 '{ps: 1}' | apply_yaml
 {
   for i in 0 1 2 3; do pod_yaml "tf-worker-$i" cpu=4 group=tf task=worker priority=tf-worker; done
-  pod_yaml tf-ps-0 cpu=4 group=tf task=ps priority=tf-ps
 } | apply_yaml
-pg_yaml tf 3 | apply_yaml
+holds_for "no worker starts while the parameter server does not exist" 2 \
+  bound_is arbiter.dev/pod-group=tf 0
+pod_yaml tf-ps-0 cpu=4 group=tf task=ps priority=tf-ps | apply_yaml
 expect "the parameter server has spec.priority 1000 (Priority admission)" \
   pod_priority_is tf-ps-0 1000
 
