@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 namespace arbiter {
 
@@ -88,6 +89,13 @@ void Applier::PreemptionDone(const PreemptionBatch& batch, const std::vector<std
   for (const std::string& uid : refused) {
     cache_.AssumeEvictionRefused(uid, now + options_.preemption_ttl);
   }
+  std::lock_guard lock(unmade_mu_);
+  for (const EvictDecision& e : batch.evictions) unmade_.push_back(e.pod_uid);
+}
+
+std::vector<std::string> Applier::TakeUnmadeEvictions() {
+  std::lock_guard lock(unmade_mu_);
+  return std::exchange(unmade_, {});
 }
 
 void Applier::BindDone(const BindDecision& bind, BindOutcome outcome, Clock::MonotonicTime now) {

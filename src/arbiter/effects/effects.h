@@ -23,6 +23,7 @@
 #pragma once
 
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -92,10 +93,15 @@ class Applier {
   // statuses were not written) and the refused pods are not chosen again for preemption_ttl.
   void PreemptionDone(const PreemptionBatch& batch, const std::vector<std::string>& refused,
                       Clock::MonotonicTime now);
+  // The pods (uids) of the batches refused since the last call: the scheduler forgets that it
+  // evicted them (Scheduler::ForgetEvictions) before its next session.
+  std::vector<std::string> TakeUnmadeEvictions();
 
  private:
   ClusterCache& cache_;
   const ApplierOptions options_;
+  std::mutex unmade_mu_;
+  std::vector<std::string> unmade_;  // TakeUnmadeEvictions
 };
 
 }  // namespace arbiter

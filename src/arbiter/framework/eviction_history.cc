@@ -7,7 +7,7 @@ namespace arbiter {
 void EvictionHistory::Record(const std::vector<EvictDecision>& evictions, Clock::WallTime now) {
   while (!entries_.empty() && entries_.front().time < now - keep_) entries_.pop_front();
   for (const EvictDecision& e : evictions) {
-    entries_.push_back({now, e.queue, e.victim_job, e.preemptor});
+    entries_.push_back({now, e.queue, e.victim_job, e.preemptor, e.pod_uid});
   }
 }
 
@@ -29,6 +29,13 @@ bool EvictionHistory::EvictedFor(std::string_view preemptor, std::string_view vi
                                  Clock::WallTime since) const {
   return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) {
     return e.time >= since && e.preemptor == preemptor && e.victim_job == victim_job;
+  });
+}
+
+void EvictionHistory::Forget(const std::vector<std::string>& pod_uids) {
+  if (pod_uids.empty()) return;
+  std::erase_if(entries_, [&](const Entry& e) {
+    return std::find(pod_uids.begin(), pod_uids.end(), e.pod_uid) != pod_uids.end();
   });
 }
 

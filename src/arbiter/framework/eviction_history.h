@@ -6,7 +6,7 @@
 // The Scheduler records each session's evictions after it and lends the history to the next
 // session; it is kept in memory only: a scheduler that restarts (or a new leader) starts with an
 // empty one, which at worst lets a queue spend its budget once more and restarts a nomination's
-// timeout.
+// timeout. Evictions the API server refused are forgotten (Forget) before the next session.
 //
 // Thread safety: single-threaded, as the Scheduler's sessions.
 #pragma once
@@ -41,6 +41,9 @@ class EvictionHistory {
   // The jobs (namespace/name) that lost pods at or after `since`, for any preemptor; a job may
   // be named more than once.
   std::vector<std::string_view> VictimJobsSince(Clock::WallTime since) const;
+  // Drops the entries of these pods (uids): their evictions were never made (the API server
+  // refused the plan), so they count neither against a budget nor as a preemptor's victims.
+  void Forget(const std::vector<std::string>& pod_uids);
 
  private:
   struct Entry {
@@ -48,6 +51,7 @@ class EvictionHistory {
     std::string queue;
     std::string victim_job;
     std::string preemptor;
+    std::string pod_uid;
   };
   const std::chrono::seconds keep_;
   std::deque<Entry> entries_;  // oldest first

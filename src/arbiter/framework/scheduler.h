@@ -37,6 +37,9 @@ class Scheduler {
   SessionResult RunSession(const Snapshot& snapshot) { return RunSession(snapshot, snapshot.now); }
 
   const PluginSet& plugins() const { return plugins_; }
+  // Evictions of earlier sessions that were never made (Applier::TakeUnmadeEvictions): the
+  // history of what this scheduler evicted forgets them.
+  void ForgetEvictions(const std::vector<std::string>& pod_uids) { history_.Forget(pod_uids); }
 
  private:
   Scheduler() = default;

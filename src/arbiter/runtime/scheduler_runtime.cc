@@ -283,6 +283,7 @@ void SchedulerRuntime::RunSession() {
   const Clock::WallTime now = clock_.Now();
   std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now);
   const Clock::MonotonicTime snapshotted = clock_.MonotonicNow();
+  scheduler_->ForgetEvictions(applier_.TakeUnmadeEvictions());
   SessionResult result = scheduler_->RunSession(*snapshot, now);
   const Clock::MonotonicTime decided = clock_.MonotonicNow();
 

@@ -102,6 +102,7 @@ SessionRecord SimulatedCluster::RunSessionAt(Clock::WallTime now) {
   std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now_);
   record.snapshot_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  scheduler_->ForgetEvictions(applier_.TakeUnmadeEvictions());
   record.result = scheduler_->RunSession(*snapshot, now_);
   record.scheduler_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
