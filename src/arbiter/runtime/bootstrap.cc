@@ -1,10 +1,13 @@
 #include "arbiter/runtime/bootstrap.h"
 
+#include <chrono>
 #include <set>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "arbiter/base/log.h"
 #include "arbiter/model/pod_group.h"
 
 namespace arbiter::runtime {
@@ -20,6 +23,17 @@ Status NotInstalled(const std::string& what) {
 }
 
 }  // namespace
+
+Status WaitForCrds(k8s::ApiClient& api) {
+  Status crds = CheckCrdsInstalled(api);
+  for (int attempt = 0; !crds.ok() && attempt < 30; ++attempt) {
+    if (attempt == 0)
+      ARBITER_LOG(kInfo) << "waiting for the arbiter.dev CRDs to be served: " << crds;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    crds = CheckCrdsInstalled(api);
+  }
+  return crds;
+}
 
 Status CheckCrdsInstalled(k8s::ApiClient& api) {
   StatusOr<std::string> discovery = api.Get(kGroupVersionPath);

@@ -15,6 +15,9 @@ namespace arbiter::runtime {
 // OK when the API server serves podgroups and queues in arbiter.dev/v1alpha1; FAILED_PRECONDITION
 // naming what is missing and how to install it; the API error when the server cannot be asked.
 Status CheckCrdsInstalled(k8s::ApiClient& api);
+// CheckCrdsInstalled, again every second for up to 30 s: CRDs applied just before a daemon starts
+// take a few seconds to be served.
+Status WaitForCrds(k8s::ApiClient& api);
 
 // Creates the cluster-scoped Queue "default" (spec.weight 1) unless it exists; OK either way.
 Status EnsureDefaultQueue(k8s::ApiClient& api);

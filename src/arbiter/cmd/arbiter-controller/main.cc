@@ -4,18 +4,12 @@
 // Exit codes: 0 after SIGTERM/SIGINT (clean stop), 1 when it cannot run or loses its leader
 // lease, 2 for bad flags.
 #include <chrono>
-#include <csignal>
-#include <cstdio>
-#include <ctime>
 #include <iostream>
-#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <pthread.h>
-#include <unistd.h>
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/log.h"
@@ -25,6 +19,7 @@
 #include "arbiter/k8s/kubeconfig.h"
 #include "arbiter/runtime/controller_runtime.h"
 #include "arbiter/runtime/flag_values.h"
+#include "arbiter/runtime/process.h"
 #include "arbiter/runtime/setup.h"
 
 namespace {
@@ -53,29 +48,6 @@ int Usage(const std::string& message) {
 int Fail(const arbiter::Status& status) {
   std::cerr << "arbiter-controller: " << status.message() << "\n";
   return kExitFailure;
-}
-
-std::string Hostname() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "arbiter-controller";
-  return name;
-}
-
-// hostname_<random hex>: unique per process, as client-go's identities are.
-std::string LeaderIdentity() {
-  std::random_device device;
-  char suffix[17];
-  std::snprintf(suffix, sizeof(suffix), "%08x%08x", device(), device());
-  return Hostname() + "_" + suffix;
-}
-
-// klog spells verbosity -v=2; CLI11 reads a short option's value only as -v2 or -v 2.
-std::vector<std::string> NormalizeArgs(int argc, char** argv) {
-  std::vector<std::string> args(argv, argv + argc);
-  for (std::string& arg : args) {
-    if (arg.starts_with("-v=")) arg = "--v=" + arg.substr(3);
-  }
-  return args;
 }
 
 }  // namespace
@@ -109,7 +81,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("-v,--v", flags.verbosity, "log verbosity")->capture_default_str();
 
-  std::vector<std::string> args = NormalizeArgs(argc, argv);
+  std::vector<std::string> args = arbiter::runtime::NormalizeArgs(argc, argv);
   std::vector<char*> arg_pointers;
   arg_pointers.reserve(args.size());
   for (std::string& arg : args) arg_pointers.push_back(arg.data());
@@ -162,28 +134,19 @@ int main(int argc, char** argv) {
     arbiter::k8s::LeaderElectionConfig election;
     election.namespace_name = flags.leader_elect_namespace;
     election.lease_name = "arbiter-controller";
-    election.identity = LeaderIdentity();
+    election.identity = arbiter::runtime::LeaderIdentity("arbiter-controller");
     options.leader_election = election;
   }
 
-  // SIGTERM and SIGINT are taken by this thread alone (sigtimedwait below): block them before
-  // any thread starts, so every thread inherits the mask.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // SIGTERM and SIGINT are taken by this thread alone (RunUntilStopped): blocked before any
+  // thread starts, so every thread inherits the mask.
+  const sigset_t stop_signals = arbiter::runtime::BlockStopSignals();
 
   arbiter::runtime::ControllerRuntime runtime(**transport, std::move(options), clock);
   if (arbiter::Status started = runtime.Start(); !started.ok()) return Fail(started);
-  while (!runtime.done()) {
-    timespec timeout{0, 200'000'000};
-    int signal = sigtimedwait(&stop_signals, nullptr, &timeout);
-    if (signal == SIGTERM || signal == SIGINT) {
-      ARBITER_LOG(kInfo) << "stopping signal=" << (signal == SIGTERM ? "SIGTERM" : "SIGINT");
-      runtime.Stop();
-    }
+  if (arbiter::Status stopped = arbiter::runtime::RunUntilStopped(runtime, stop_signals);
+      !stopped.ok()) {
+    return Fail(stopped);
   }
-  if (arbiter::Status stopped = runtime.Wait(); !stopped.ok()) return Fail(stopped);
   return 0;
 }
