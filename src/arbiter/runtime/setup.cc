@@ -3,6 +3,7 @@
 #include "arbiter/actions/builtin.h"
 #include "arbiter/framework/config.h"
 #include "arbiter/framework/registry.h"
+#include "arbiter/k8s/exec_credential.h"
 #include "arbiter/plugins/builtin.h"
 
 namespace arbiter::runtime {
@@ -46,6 +47,21 @@ StatusOr<std::unique_ptr<Scheduler>> BuildScheduler(const std::string& config_pa
                                                               : config_path);
   }
   return scheduler;
+}
+
+StatusOr<std::unique_ptr<k8s::HttpTransport>> ConnectToApiServer(const ApiConnection& connection,
+                                                                 const Clock& clock,
+                                                                 k8s::RestConfig* config) {
+  ARBITER_ASSIGN_OR_RETURN(k8s::RestConfig rest,
+                           ResolveRestConfig(connection.kubeconfig, connection.context,
+                                             k8s::InClusterEnvironmentFromProcess(),
+                                             k8s::KubeconfigPathsFromEnvironment()));
+  ARBITER_ASSIGN_OR_RETURN(k8s::TransportOptions options, k8s::TransportOptionsFrom(rest, clock));
+  options.qps = connection.qps;
+  options.burst = connection.burst;
+  options.user_agent = connection.user_agent;
+  if (config != nullptr) *config = rest;
+  return k8s::HttpTransport::Create(options);
 }
 
 }  // namespace arbiter::runtime

@@ -1,4 +1,4 @@
-// The start-up decisions of arbiter-scheduler that are more than reading a flag, kept out of
+// The start-up decisions of the daemons that are more than reading a flag, kept out of
 // main() so that they can be tested: which API server configuration to use, and the Scheduler
 // built from the configuration file (or the default one) with the built-in plugins and actions.
 //
@@ -8,8 +8,10 @@
 #include <memory>
 #include <string>
 
+#include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
 #include "arbiter/framework/scheduler.h"
+#include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/kubeconfig.h"
 
 namespace arbiter::runtime {
@@ -24,6 +26,22 @@ StatusOr<k8s::RestConfig> ResolveRestConfig(const std::string& kubeconfig_flag,
                                             const std::string& context,
                                             const k8s::InClusterEnvironment& in_cluster,
                                             const std::string& default_paths);
+
+// How a daemon reaches the API server: its --kubeconfig, --context, --kube-api-qps and
+// --kube-api-burst, and the user agent it sends.
+struct ApiConnection {
+  std::string kubeconfig;
+  std::string context;
+  double qps = 50;
+  int burst = 100;
+  std::string user_agent;
+};
+
+// The transport of a daemon (the configuration as ResolveRestConfig finds it, from this process's
+// environment), and the configuration for its logs. Errors say what was wrong.
+StatusOr<std::unique_ptr<k8s::HttpTransport>> ConnectToApiServer(const ApiConnection& connection,
+                                                                 const Clock& clock,
+                                                                 k8s::RestConfig* config);
 
 // The scheduler of the YAML file at `config_path`, or of DefaultSchedulerConfig() when the path is
 // empty, with every built-in plugin and action available. INVALID_ARGUMENT (naming the file and

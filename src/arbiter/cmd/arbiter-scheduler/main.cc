@@ -16,7 +16,6 @@
 #include "arbiter/base/clock.h"
 #include "arbiter/base/log.h"
 #include "arbiter/base/status.h"
-#include "arbiter/k8s/exec_credential.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/kubeconfig.h"
 #include "arbiter/runtime/flag_values.h"
@@ -132,21 +131,17 @@ int main(int argc, char** argv) {
   arbiter::StatusOr<std::unique_ptr<arbiter::Scheduler>> scheduler =
       arbiter::runtime::BuildScheduler(flags.config);
   if (!scheduler.ok()) return Usage("--config: " + scheduler.status().message());
-  arbiter::StatusOr<arbiter::k8s::RestConfig> rest = arbiter::runtime::ResolveRestConfig(
-      flags.kubeconfig, flags.context, arbiter::k8s::InClusterEnvironmentFromProcess(),
-      arbiter::k8s::KubeconfigPathsFromEnvironment());
-  if (!rest.ok()) return Usage(rest.status().message());
   const arbiter::Clock& clock = arbiter::RealClock::Instance();
-  arbiter::StatusOr<arbiter::k8s::TransportOptions> transport_options =
-      arbiter::k8s::TransportOptionsFrom(*rest, clock);
-  if (!transport_options.ok()) return Usage(transport_options.status().message());
-  transport_options->qps = flags.kube_api_qps;
-  transport_options->burst = flags.kube_api_burst;
-  transport_options->user_agent = "arbiter-scheduler/0.1";
+  arbiter::k8s::RestConfig rest;
   arbiter::StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> transport =
-      arbiter::k8s::HttpTransport::Create(*transport_options);
+      arbiter::runtime::ConnectToApiServer({.kubeconfig = flags.kubeconfig,
+                                            .context = flags.context,
+                                            .qps = flags.kube_api_qps,
+                                            .burst = flags.kube_api_burst,
+                                            .user_agent = "arbiter-scheduler/0.1"},
+                                           clock, &rest);
   if (!transport.ok()) return Usage(transport.status().message());
-  ARBITER_LOG(kInfo) << "api server: " << *rest;
+  ARBITER_LOG(kInfo) << "api server: " << rest;
 
   arbiter::runtime::RuntimeOptions options;
   options.binder.workers = flags.bind_workers;
