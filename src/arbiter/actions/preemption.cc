@@ -85,6 +85,8 @@ class Planner {
         allowed_(allowed),
         options_(options),
         guard_(guard) {
+    unstarted_options_ = options;
+    unstarted_options_.min_runtime = std::chrono::seconds(0);
     on_node_.resize(static_cast<std::size_t>(session.node_count()));
     pdb_taken_.assign(session.snapshot().pdbs.size(), 0);
     preempted_lately_.assign(static_cast<std::size_t>(session.job_count()), 0);
@@ -117,9 +119,7 @@ class Planner {
     if (j == preemptor_ || !allowed_(session_, preemptor_, victim)) return false;
     if (PlacedThisSession(session_, victim)) {
       // Withdrawn, not evicted: no minimum runtime, budget or refusal applies.
-      PreemptionOptions unstarted = options_;
-      unstarted.min_runtime = std::chrono::seconds(0);
-      return !NeverVictim(session_, victim, unstarted);
+      return !NeverVictim(session_, victim, unstarted_options_);
     }
     if (NeverVictim(session_, victim, options_)) return false;
     if (session_.task(victim).eviction_refused) return false;
@@ -332,6 +332,7 @@ class Planner {
   const JobIndex preemptor_;
   const VictimFilter& allowed_;
   const PreemptionOptions& options_;
+  PreemptionOptions unstarted_options_;  // options_ without a minimum runtime: for withdrawals
   const QueueGuard& guard_;
   std::vector<std::vector<TaskIndex>> on_node_;  // pods that could be victims, per node
   std::vector<char> allowed_now_;                // per task: Allowed() at the plan's start

@@ -27,7 +27,6 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <pthread.h>
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/log.h"
@@ -35,6 +34,7 @@
 #include "arbiter/k8s/exec_credential.h"
 #include "arbiter/k8s/reflector.h"
 #include "arbiter/k8s/writes.h"
+#include "arbiter/runtime/process.h"
 #include "arbiter/runtime/setup.h"
 
 namespace {
@@ -234,11 +234,7 @@ int main(int argc, char** argv) {
   }
 
   // SIGTERM and SIGINT go to sigtimedwait on this thread: block them before any thread starts.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const sigset_t stop_signals = arbiter::runtime::BlockStopSignals();
 
   BindQueue queue;
   ReadyNodes nodes;
