@@ -34,6 +34,7 @@
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
+#include "arbiter/model/batch_job.h"
 #include "arbiter/model/event.h"
 #include "arbiter/model/lease.h"
 #include "arbiter/model/namespace.h"
@@ -58,6 +59,7 @@ StatusOr<ResourceQuota> DecodeResourceQuota(simdjson::ondemand::value json_value
 StatusOr<PodGroup> DecodePodGroup(simdjson::ondemand::value json_value);
 StatusOr<Queue> DecodeQueue(simdjson::ondemand::value json_value);
 StatusOr<PodDisruptionBudget> DecodePodDisruptionBudget(simdjson::ondemand::value json_value);
+StatusOr<BatchJob> DecodeBatchJob(simdjson::ondemand::value json_value);
 
 // One object as a whole JSON document (a GET response). T is one of the model types above.
 template <typename T>

@@ -1,7 +1,13 @@
-// BatchJob lifecycle policies (arbiter.dev/v1alpha1 BatchJob spec.policies and
-// spec.tasks[].policies, issue 14): what happens to a job when one of its pods fails, is evicted
-// or preempted, a task succeeds or fails, or the job stays unschedulable. Plain values and the
-// names the API spells them with; no I/O. Thread safety: value types.
+// BatchJob (arbiter.dev/v1alpha1, namespaced, short name bj): a job of several tasks (a launcher
+// and workers, parameter servers and workers) that arbiter-controller runs as one gang
+// (docs/batchjob.md). Its lifecycle policies (spec.policies and spec.tasks[].policies) say what
+// happens when one of its pods fails, is evicted or preempted, a task succeeds or fails, or the job
+// stays unschedulable. Plain values and the names the API spells them with; no I/O. Thread
+// safety: value types.
+//
+// A task's pod template is kept as the API server's JSON text (the controller copies it into each
+// pod it creates, so every field the user wrote reaches the pod, including ones Arbiter does not
+// model).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +16,11 @@
 #include <string_view>
 #include <vector>
 
+#include <map>
+
+#include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
+#include "arbiter/model/object_meta.h"
 
 namespace arbiter {
 
@@ -54,6 +64,105 @@ struct LifecyclePolicy {
   // it (the others); none: at once.
   std::optional<std::int64_t> timeout_seconds;
   friend bool operator==(const LifecyclePolicy&, const LifecyclePolicy&) = default;
+};
+
+// dependsOn: this task's pods are created only once `task` is Ready (its minimum of pods Ready)
+// or Succeeded.
+enum class DependencyCondition : std::uint8_t { kReady, kSucceeded };
+std::string_view DependencyConditionName(DependencyCondition condition);
+StatusOr<DependencyCondition> ParseDependencyCondition(std::string_view text);
+
+struct TaskDependency {
+  std::string task;
+  DependencyCondition condition = DependencyCondition::kReady;
+  friend bool operator==(const TaskDependency&, const TaskDependency&) = default;
+};
+
+struct BatchTaskSpec {
+  std::string name;
+  std::int32_t replicas = 1;                    // >= 0
+  std::optional<std::int32_t> min_available;    // none: replicas
+  std::string template_json;                    // a PodTemplateSpec, as JSON text; may be empty
+  std::vector<TaskDependency> depends_on;
+  std::vector<LifecyclePolicy> policies;
+
+  std::int32_t MinAvailable() const { return min_available.value_or(replicas); }
+  friend bool operator==(const BatchTaskSpec&, const BatchTaskSpec&) = default;
+};
+
+// successPolicy: the job completes when All (default) or Any of the named tasks (none named: every
+// task) have succeeded.
+struct SuccessPolicy {
+  bool any = false;
+  std::vector<std::string> tasks;
+  friend bool operator==(const SuccessPolicy&, const SuccessPolicy&) = default;
+};
+
+struct BatchJobSpec {
+  std::string queue = "default";
+  std::string priority_class_name;
+  std::optional<std::int32_t> min_available;  // none: the sum of the tasks' minimums
+  std::int32_t max_retry = 3;
+  std::optional<std::int64_t> ttl_seconds_after_finished;
+  std::optional<std::int64_t> active_deadline_seconds;
+  bool suspend = false;
+  std::vector<BatchTaskSpec> tasks;
+  std::vector<LifecyclePolicy> policies;
+  SuccessPolicy success_policy;
+
+  std::int32_t MinAvailable() const;
+  std::int32_t Replicas() const;
+  const BatchTaskSpec* FindTask(std::string_view name) const;
+  friend bool operator==(const BatchJobSpec&, const BatchJobSpec&) = default;
+};
+
+enum class BatchJobPhase : std::uint8_t {
+  kPending,     // pods being created, or waiting to be placed
+  kRunning,     // at least minAvailable pods running (or succeeded)
+  kRestarting,  // the pods of an earlier attempt are being stopped; then Pending
+  kCompleting,  // succeeded; the pods still running are being stopped
+  kCompleted,
+  kFailing,  // failed; the pods still running are being stopped
+  kFailed,
+  kSuspended,  // spec.suspend: no pods
+};
+std::string_view BatchJobPhaseName(BatchJobPhase phase);
+StatusOr<BatchJobPhase> ParseBatchJobPhase(std::string_view text);
+// Completed or Failed.
+bool IsFinished(BatchJobPhase phase);
+
+struct TaskCounts {
+  std::int32_t pending = 0;
+  std::int32_t running = 0;
+  std::int32_t succeeded = 0;
+  std::int32_t failed = 0;
+  // RestartTask bumps it; the task's pods of an earlier task attempt are stopped and made again.
+  std::int32_t attempt = 0;
+  friend bool operator==(const TaskCounts&, const TaskCounts&) = default;
+};
+
+struct BatchJobStatus {
+  BatchJobPhase phase = BatchJobPhase::kPending;
+  std::vector<Condition> conditions;
+  std::int64_t observed_generation = 0;
+  std::map<std::string, TaskCounts> tasks;  // by task name
+  std::int32_t running = 0;                 // pods Running, for the printer column
+  std::int32_t min_available = 0;           // the effective minimum, for the printer column
+  std::int32_t retry_count = 0;       // restarts that used a retry (failures of its own making)
+  std::int32_t preemption_count = 0;  // restarts after a preemption or an eviction
+  // Every restart of the whole job bumps it; pods carry the attempt they belong to, and those of
+  // an earlier attempt are stopped (this is what makes a restart survive the controller's).
+  std::int32_t attempt = 0;
+  std::optional<Clock::WallTime> start_time;
+  std::optional<Clock::WallTime> completion_time;
+  friend bool operator==(const BatchJobStatus&, const BatchJobStatus&) = default;
+};
+
+struct BatchJob {
+  ObjectMeta meta;
+  BatchJobSpec spec;
+  BatchJobStatus status;
+  friend bool operator==(const BatchJob&, const BatchJob&) = default;
 };
 
 }  // namespace arbiter

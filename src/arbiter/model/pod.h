@@ -116,6 +116,11 @@ struct PodStatus {
   std::optional<Clock::WallTime> start_time;  // when the kubelet started it
   // The node whose room is being freed for it by preemption.
   std::string nominated_node_name;
+  // Why it is in its phase, in a word ("Evicted" when the kubelet evicted it).
+  std::string reason;
+  // The exit code of the first container that terminated with a non-zero code, else of the first
+  // that terminated; none while no container has terminated.
+  std::optional<std::int32_t> exit_code;
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
 
