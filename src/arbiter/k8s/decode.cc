@@ -317,17 +317,19 @@ Status ReadMeta(value& v, ObjectMeta& out) {
   });
 }
 
+Status ReadConditionField(raw_json_string key, value& f, Condition& out) {
+  if (key == "type") return At("type", ReadString(f, out.type));
+  if (key == "status") return At("status", ReadString(f, out.status));
+  if (key == "reason") return At("reason", ReadString(f, out.reason));
+  if (key == "message") return At("message", ReadString(f, out.message));
+  if (key == "lastTransitionTime") {
+    return At("lastTransitionTime", ReadTime(f, out.last_transition_time));
+  }
+  return Status::Ok();
+}
+
 Status ReadCondition(value& v, Condition& out) {
-  return ReadFields(v, [&](raw_json_string key, value& f) {
-    if (key == "type") return At("type", ReadString(f, out.type));
-    if (key == "status") return At("status", ReadString(f, out.status));
-    if (key == "reason") return At("reason", ReadString(f, out.reason));
-    if (key == "message") return At("message", ReadString(f, out.message));
-    if (key == "lastTransitionTime") {
-      return At("lastTransitionTime", ReadTime(f, out.last_transition_time));
-    }
-    return Status::Ok();
-  });
+  return ReadFields(v, [&](raw_json_string key, value& f) { return ReadConditionField(key, f, out); });
 }
 
 Status ReadConditions(value& v, std::vector<Condition>& out) {
@@ -1000,7 +1002,17 @@ Status ReadBatchJobStatus(value& v, BatchJobStatus& out) {
       out.phase = *parsed;
       return Status::Ok();
     }
-    if (key == "conditions") return At("conditions", ReadConditions(f, out.conditions));
+    if (key == "conditions") {
+      return At("conditions", ReadArray(f, [&](value& item) {
+                  JobCondition& c = out.conditions.emplace_back();
+                  return ReadFields(item, [&](raw_json_string k, value& g) {
+                    if (k == "observedGeneration") {
+                      return At("observedGeneration", ReadInt64(g, c.observed_generation));
+                    }
+                    return ReadConditionField(k, g, c.condition);
+                  });
+                }));
+    }
     if (key == "observedGeneration") {
       return At("observedGeneration", ReadInt64(f, out.observed_generation));
     }

@@ -35,7 +35,8 @@ constexpr std::string_view kJob = R"json({
              "running": 3, "minAvailable": 3, "observedGeneration": 2,
              "tasks": {"ps": {"running": 1}, "worker": {"pending": 1, "running": 2, "attempt": 1}},
              "startTime": "2026-12-01T10:00:00Z",
-             "conditions": [{"type": "Running", "status": "True", "reason": "MinAvailable"}]}
+             "conditions": [{"type": "Running", "status": "True", "reason": "MinAvailable",
+                             "observedGeneration": 2}]}
 })json";
 
 TEST(DecodeBatchJobTest, ReadsSpecAndStatus) {
@@ -78,6 +79,8 @@ TEST(DecodeBatchJobTest, ReadsSpecAndStatus) {
   EXPECT_EQ(status.tasks.at("worker"), (TaskCounts{1, 2, 0, 0, 1}));
   EXPECT_TRUE(status.start_time.has_value());
   ASSERT_EQ(status.conditions.size(), 1U);
+  EXPECT_EQ(status.conditions[0].condition.reason, "MinAvailable");
+  EXPECT_EQ(status.conditions[0].observed_generation, 2);
 }
 
 TEST(DecodeBatchJobTest, DefaultsApplyWhenAbsent) {

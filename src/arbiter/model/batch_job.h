@@ -141,9 +141,17 @@ struct TaskCounts {
   friend bool operator==(const TaskCounts&, const TaskCounts&) = default;
 };
 
+// A condition of the job, with the generation of its spec it was set for.
+struct JobCondition {
+  Condition condition;
+  std::int64_t observed_generation = 0;
+  friend bool operator==(const JobCondition&, const JobCondition&) = default;
+};
+
 struct BatchJobStatus {
   BatchJobPhase phase = BatchJobPhase::kPending;
-  std::vector<Condition> conditions;
+  // One per phase the job has been in, by the phase's name: True for the current phase only.
+  std::vector<JobCondition> conditions;
   std::int64_t observed_generation = 0;
   std::map<std::string, TaskCounts> tasks;  // by task name
   std::int32_t running = 0;                 // pods Running, for the printer column

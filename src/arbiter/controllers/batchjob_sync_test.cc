@@ -1,0 +1,573 @@
+// The BatchJob state machine, driven through a small in-memory world that applies its plans the
+// way arbiter-controller does (status first, then deletions, then creations) and plays the
+// kubelet. Statuses go through their JSON patch and the decoder, so what a restarted controller
+// would read back is what the next plan starts from.
+#include "arbiter/controllers/batchjob_sync.h"
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "arbiter/k8s/decode.h"
+#include "arbiter/k8s/decode_test_util.h"
+
+namespace arbiter::controllers {
+namespace {
+
+using k8s::test_util::Decode;
+using nlohmann::json;
+
+BatchJob ParseJob(const std::string& spec_json) {
+  StatusOr<BatchJob> job = Decode<BatchJob>(
+      R"({"metadata": {"name": "j", "namespace": "ns", "uid": "job-uid", "generation": 1,
+                       "resourceVersion": "1"}, "spec": )" +
+      spec_json + "}");
+  EXPECT_TRUE(job.ok()) << job.status();
+  return job.ok() ? *job : BatchJob{};
+}
+
+std::int32_t AttemptOf(const Pod& pod) {
+  return std::stoi(pod.meta.labels.at(std::string(kJobAttemptLabel)));
+}
+
+// What the API server, the garbage collector and the kubelet would do with the plans.
+class World {
+ public:
+  explicit World(BatchJob job) : job_(std::move(job)) {}
+
+  // One reconcile: plans from what is observed, applies the plan (or its first `steps` parts:
+  // 1 status, 2 + group/deletions, 3 + creations; a controller that stops part-way).
+  JobPlan Sync(int steps = 3) {
+    JobObservation obs;
+    obs.job = &job_;
+    for (const auto& [name, pod] : pods_) obs.pods.push_back(&pod);
+    obs.group = group_ ? &*group_ : nullptr;
+    obs.gone = gone_;
+    obs.now = now_;
+    JobPlan plan = PlanBatchJob(obs);
+    gone_.clear();
+    if (plan.status.has_value()) WriteStatus(*plan.status);
+    if (steps < 2) return plan;
+    if (plan.create_group.has_value() && !group_) group_ = plan.create_group;
+    deleted_job_ = deleted_job_ || plan.delete_job;
+    for (const PodToDelete& d : plan.delete_pods) {
+      auto it = pods_.find(d.name);
+      if (it == pods_.end() || it->second.meta.uid != d.uid) continue;
+      if (it->second.status.phase == PodPhase::kSucceeded ||
+          it->second.status.phase == PodPhase::kFailed) {
+        pods_.erase(it);  // the API server removes finished pods at once
+      } else {
+        it->second.meta.deletion_timestamp = now_;
+      }
+    }
+    if (steps < 3) return plan;
+    for (const PodToCreate& c : plan.create_pods) {
+      StatusOr<Pod> pod = Decode<Pod>(c.json);
+      ASSERT_OK_OR_FAIL(pod);
+      if (pods_.contains(pod->meta.name)) continue;  // AlreadyExists
+      for (const auto& [name, other] : pods_) {
+        // Never an old and a new attempt side by side.
+        EXPECT_EQ(AttemptOf(other), AttemptOf(*pod)) << other.meta.name << " beside " << c.name;
+      }
+      pod->meta.uid = "uid-" + std::to_string(++uids_);
+      pods_.emplace(pod->meta.name, *pod);
+    }
+    return plan;
+  }
+
+  // Syncs until a plan changes nothing (the kubelet finishing deletions in between).
+  void Settle() {
+    for (int i = 0; i < 20; ++i) {
+      JobPlan plan = Sync();
+      FinishDeletions();
+      if (!plan.status && plan.delete_pods.empty() && plan.create_pods.empty() &&
+          !plan.create_group) {
+        return;
+      }
+    }
+    ADD_FAILURE() << "did not settle";
+  }
+
+  // The kubelet: pods being deleted go away; the watch reports each as gone.
+  void FinishDeletions() {
+    for (auto it = pods_.begin(); it != pods_.end();) {
+      if (it->second.meta.deletion_timestamp.has_value()) {
+        gone_.push_back(GonePod{it->second, now_});
+        it = pods_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  void Run(const std::string& name) {
+    Pod& p = pods_.at(name);
+    p.status.phase = PodPhase::kRunning;
+    p.status.conditions = {Condition{"Ready", "True", "", "", now_}};
+  }
+  void RunAll() {
+    for (auto& [name, pod] : pods_) {
+      if (pod.status.phase == PodPhase::kPending && !pod.meta.deletion_timestamp) Run(name);
+    }
+  }
+  void Succeed(const std::string& name) {
+    Pod& p = pods_.at(name);
+    p.status.phase = PodPhase::kSucceeded;
+    p.status.exit_code = 0;
+    p.status.conditions = {Condition{"Ready", "False", "PodCompleted", "", now_}};
+  }
+  void Fail(const std::string& name, std::int32_t code) {
+    Pod& p = pods_.at(name);
+    p.status.phase = PodPhase::kFailed;
+    p.status.exit_code = code;
+    p.status.conditions = {Condition{"Ready", "False", "PodFailed", "", now_}};
+  }
+  // Evicted through the Eviction API after the scheduler marked it preempted (or not).
+  void Evict(const std::string& name, bool preempted) {
+    Pod p = pods_.at(name);
+    if (preempted) {
+      p.status.conditions.push_back(
+          Condition{std::string(kPreemptedCondition), "True", "PreemptionByScheduler", "", now_});
+    }
+    p.status.conditions.push_back(
+        Condition{"DisruptionTarget", "True", "EvictionByEvictionAPI", "", now_});
+    pods_.erase(name);
+    gone_.push_back(GonePod{p, now_});
+  }
+  void SetUnschedulable(Clock::WallTime since) {
+    ASSERT_TRUE(group_.has_value());
+    group_->status.conditions = {Condition{"Unschedulable", "True", "NotEnoughResources",
+                                           "0/3 nodes", since}};
+  }
+  void Advance(std::chrono::seconds s) { now_ += s; }
+  // A controller that starts afresh never heard of the deletions its predecessor watched.
+  void ForgetWatchedDeletions() { gone_.clear(); }
+  void SetSuspend(bool suspend) {
+    job_.spec.suspend = suspend;
+    ++job_.meta.generation;
+  }
+
+  const BatchJob& job() const { return job_; }
+  const BatchJobStatus& status() const { return job_.status; }
+  const std::map<std::string, Pod>& pods() const { return pods_; }
+  const std::optional<PodGroup>& group() const { return group_; }
+  bool deleted_job() const { return deleted_job_; }
+  Clock::WallTime now() const { return now_; }
+  std::vector<std::string> PodNames() const {
+    std::vector<std::string> names;
+    for (const auto& [name, pod] : pods_) names.push_back(name);
+    return names;
+  }
+
+ private:
+  // The patch, applied and read back as a restarted controller would read it.
+  void WriteStatus(const BatchJobStatus& status) {
+    json patch = json::parse(JobStatusPatchJson(job_, status));
+    EXPECT_EQ(patch["metadata"]["resourceVersion"], job_.meta.resource_version);
+    json object = {{"metadata",
+                    {{"name", job_.meta.name},
+                     {"namespace", job_.meta.namespace_name},
+                     {"uid", job_.meta.uid},
+                     {"generation", job_.meta.generation},
+                     {"resourceVersion", std::to_string(++rv_)}}},
+                   {"status", patch["status"]}};
+    StatusOr<BatchJob> read = Decode<BatchJob>(object.dump());
+    ASSERT_OK_OR_FAIL(read);
+    job_.status = read->status;
+    job_.meta.resource_version = read->meta.resource_version;
+  }
+
+  static void ASSERT_OK_OR_FAIL(const StatusOr<Pod>& s) { ASSERT_TRUE(s.ok()) << s.status(); }
+  static void ASSERT_OK_OR_FAIL(const StatusOr<BatchJob>& s) { ASSERT_TRUE(s.ok()) << s.status(); }
+
+  BatchJob job_;
+  std::map<std::string, Pod> pods_;
+  std::optional<PodGroup> group_;
+  std::vector<GonePod> gone_;
+  Clock::WallTime now_ = Clock::WallTime(std::chrono::seconds(1'800'000'000));
+  int uids_ = 0;
+  int rv_ = 1;
+  bool deleted_job_ = false;
+};
+
+constexpr const char* kPsWorkers = R"({
+  "queue": "research", "priorityClassName": "high", "maxRetry": 1,
+  "tasks": [
+    {"name": "ps", "replicas": 1,
+     "template": {"metadata": {"annotations": {"arbiter.dev/run-for": "5s"}},
+                  "spec": {"containers": [{"name": "c", "image": "busybox",
+                                           "env": [{"name": "KEEP", "value": "1"}]}]}}},
+    {"name": "worker", "replicas": 3, "minAvailable": 2,
+     "template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}}]})";
+
+TEST(BatchJobSyncTest, MakesThePodGroupFirstThenPodsNamedAndLabelledForTheirTask) {
+  World world(ParseJob(kPsWorkers));
+  JobPlan first = world.Sync();
+  ASSERT_TRUE(first.create_group.has_value());
+  EXPECT_TRUE(first.create_pods.empty()) << "no pod before its group is observed";
+  EXPECT_EQ(first.create_group->spec.min_member, 3);
+  EXPECT_EQ(first.create_group->spec.min_task_member,
+            (std::map<std::string, std::int32_t>{{"ps", 1}, {"worker", 2}}));
+  EXPECT_EQ(first.create_group->spec.queue, "research");
+  EXPECT_EQ(first.create_group->spec.priority_class_name, "high");
+  ASSERT_EQ(first.create_group->meta.owner_references.size(), 1U);
+  EXPECT_TRUE(first.create_group->meta.owner_references[0].controller);
+
+  JobPlan second = world.Sync();
+  ASSERT_EQ(second.create_pods.size(), 4U);
+  EXPECT_EQ(world.PodNames(),
+            (std::vector<std::string>{"j-ps-0", "j-worker-0", "j-worker-1", "j-worker-2"}));
+  json pod = json::parse(second.create_pods[2].json);
+  EXPECT_EQ(pod["metadata"]["name"], "j-worker-1");
+  EXPECT_EQ(pod["metadata"]["labels"]["arbiter.dev/pod-group"], "j");
+  EXPECT_EQ(pod["metadata"]["labels"]["arbiter.dev/task"], "worker");
+  EXPECT_EQ(pod["metadata"]["labels"]["arbiter.dev/job-name"], "j");
+  EXPECT_EQ(pod["metadata"]["labels"]["arbiter.dev/job-attempt"], "0");
+  EXPECT_EQ(pod["metadata"]["ownerReferences"][0]["uid"], "job-uid");
+  EXPECT_EQ(pod["metadata"]["ownerReferences"][0]["controller"], true);
+  EXPECT_EQ(pod["spec"]["schedulerName"], "arbiter");
+  EXPECT_EQ(pod["spec"]["hostname"], "j-worker-1");
+  EXPECT_EQ(pod["spec"]["subdomain"], "j");
+  EXPECT_EQ(pod["spec"]["restartPolicy"], "Never");
+  EXPECT_EQ(pod["spec"]["priorityClassName"], "high");
+  json env = pod["spec"]["containers"][0]["env"];
+  EXPECT_EQ(env, json::parse(R"([{"name": "ARBITER_JOB_NAME", "value": "j"},
+                                 {"name": "ARBITER_TASK_NAME", "value": "worker"},
+                                 {"name": "ARBITER_TASK_INDEX", "value": "1"},
+                                 {"name": "ARBITER_TASK_REPLICAS", "value": "3"}])"));
+  json ps = json::parse(second.create_pods[0].json);
+  EXPECT_EQ(ps["metadata"]["annotations"]["arbiter.dev/run-for"], "5s");
+  EXPECT_EQ(ps["spec"]["containers"][0]["env"][0]["name"], "KEEP");
+  EXPECT_TRUE(second.ensure_service);
+  EXPECT_TRUE(second.ensure_hosts);
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kPending);
+  EXPECT_EQ(world.status().tasks.at("worker").pending, 0) << "counted once observed";
+  world.Sync();
+  EXPECT_EQ(world.status().tasks.at("worker").pending, 3);
+}
+
+TEST(BatchJobSyncTest, RunsOnceMinAvailablePodsRunEvenWithAWorkerLeftPending) {
+  World world(ParseJob(kPsWorkers));
+  world.Settle();
+  world.Run("j-ps-0");
+  world.Run("j-worker-0");
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kPending) << "2 of 3";
+  world.Run("j-worker-1");
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRunning);
+  EXPECT_EQ(world.status().running, 3);
+  EXPECT_EQ(world.status().min_available, 3);
+  EXPECT_EQ(world.status().tasks.at("worker"), (TaskCounts{1, 2, 0, 0, 0}));
+  EXPECT_TRUE(world.status().start_time.has_value());
+}
+
+TEST(BatchJobSyncTest, CompletesWhenEveryTaskSucceededAndIsDeletedAfterItsTtl) {
+  World world(ParseJob(R"({"ttlSecondsAfterFinished": 30, "tasks": [
+      {"name": "a", "replicas": 2}, {"name": "b", "replicas": 1}]})"));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  world.Succeed("j-a-0");
+  world.Succeed("j-a-1");
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRunning) << "task b still runs";
+  world.Succeed("j-b-0");
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kCompleted);
+  EXPECT_TRUE(world.status().completion_time.has_value());
+  EXPECT_EQ(world.pods().size(), 3U) << "finished pods stay until the TTL";
+  world.Advance(std::chrono::seconds(29));
+  world.Settle();
+  EXPECT_FALSE(world.deleted_job());
+  world.Advance(std::chrono::seconds(1));
+  EXPECT_TRUE(world.Sync().delete_job);
+}
+
+TEST(BatchJobSyncTest, SuccessPolicyAnyCompletesAndStopsThePodsStillRunning) {
+  World world(ParseJob(R"({"successPolicy": {"operator": "Any", "tasks": ["worker"]},
+      "tasks": [{"name": "ps", "replicas": 1}, {"name": "worker", "replicas": 2}]})"));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  world.Succeed("j-worker-0");
+  world.Succeed("j-worker-1");
+  JobPlan plan = world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kCompleting);
+  ASSERT_EQ(plan.delete_pods.size(), 1U);
+  EXPECT_EQ(plan.delete_pods[0].name, "j-ps-0");
+  world.FinishDeletions();
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kCompleted);
+  EXPECT_EQ(world.PodNames(), (std::vector<std::string>{"j-worker-0", "j-worker-1"}));
+}
+
+TEST(BatchJobSyncTest, MaxRetryOneRestartsOnceWithoutOverlapThenFails) {
+  World world(ParseJob(kPsWorkers));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  world.Fail("j-worker-1", 3);
+  JobPlan restart = world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRestarting);
+  EXPECT_EQ(world.status().retry_count, 1);
+  EXPECT_EQ(world.status().preemption_count, 0);
+  EXPECT_EQ(world.status().attempt, 1);
+  EXPECT_EQ(restart.delete_pods.size(), 4U);
+  EXPECT_TRUE(restart.create_pods.empty());
+  const JobCondition& why = world.status().conditions.back();
+  EXPECT_EQ(why.condition.type, "Restarting");
+  EXPECT_EQ(why.condition.reason, "PodFailed");
+  EXPECT_NE(why.condition.message.find("pod j-worker-1 failed (exit code 3)"), std::string::npos)
+      << why.condition.message;
+  // Blocking: nothing new while the old pods still terminate.
+  EXPECT_TRUE(world.Sync().create_pods.empty());
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRestarting);
+  world.FinishDeletions();
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kPending);
+  ASSERT_EQ(world.pods().size(), 4U);
+  for (const auto& [name, pod] : world.pods()) EXPECT_EQ(AttemptOf(pod), 1) << name;
+  world.RunAll();
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRunning);
+  world.Fail("j-worker-0", 3);
+  world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kFailing);
+  EXPECT_EQ(world.status().conditions.back().condition.reason, "MaxRetryExceeded");
+  world.FinishDeletions();
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kFailed);
+  EXPECT_EQ(world.status().retry_count, 1);
+  for (const auto& [name, pod] : world.pods()) {
+    EXPECT_EQ(pod.status.phase, PodPhase::kFailed) << name << ": no pod left running";
+  }
+}
+
+TEST(BatchJobSyncTest, APreemptedPodRestartsTheJobWithoutUsingARetry) {
+  World world(ParseJob(kPsWorkers));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  world.Evict("j-worker-2", /*preempted=*/true);
+  world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRestarting);
+  EXPECT_EQ(world.status().retry_count, 0);
+  EXPECT_EQ(world.status().preemption_count, 1);
+  EXPECT_EQ(world.status().conditions.back().condition.reason, "PodPreempted");
+  world.FinishDeletions();
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kPending);
+  EXPECT_EQ(world.pods().size(), 4U);
+}
+
+TEST(BatchJobSyncTest, APodDeletedByHandIsAnEvictionNotAFailure) {
+  World world(ParseJob(kPsWorkers));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  world.Evict("j-ps-0", /*preempted=*/false);
+  world.Sync();
+  EXPECT_EQ(world.status().conditions.back().condition.reason, "PodEvicted");
+  EXPECT_EQ(world.status().retry_count, 0);
+}
+
+TEST(BatchJobSyncTest, TheLauncherIsMadeOnlyOnceItsWorkersAreReady) {
+  World world(ParseJob(R"({"tasks": [
+      {"name": "launcher", "replicas": 1,
+       "dependsOn": [{"task": "worker", "condition": "Ready"}]},
+      {"name": "worker", "replicas": 2}]})"));
+  JobPlan first = world.Sync();
+  ASSERT_TRUE(first.create_group.has_value());
+  EXPECT_EQ(first.create_group->spec.min_member, 2) << "the gang the workers can form alone";
+  world.Settle();
+  EXPECT_EQ(world.PodNames(), (std::vector<std::string>{"j-worker-0", "j-worker-1"}));
+  world.Run("j-worker-0");
+  world.Settle();
+  EXPECT_FALSE(world.pods().contains("j-launcher-0"));
+  world.Run("j-worker-1");
+  world.Settle();
+  EXPECT_TRUE(world.pods().contains("j-launcher-0"));
+  world.Run("j-launcher-0");
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRunning);
+}
+
+TEST(BatchJobSyncTest, RestartTaskByExitCodeRestartsOnlyThatTask) {
+  World world(ParseJob(R"({"maxRetry": 5, "tasks": [
+      {"name": "ps", "replicas": 1},
+      {"name": "worker", "replicas": 2, "policies": [
+        {"event": "PodFailed", "exitCodes": {"operator": "In", "values": [42]},
+         "action": "RestartTask"}]}]})"));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  const std::string ps_uid = world.pods().at("j-ps-0").meta.uid;
+  world.Fail("j-worker-0", 42);
+  JobPlan plan = world.Sync();
+  EXPECT_EQ(plan.delete_pods.size(), 2U);
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRunning);
+  EXPECT_EQ(world.status().retry_count, 1);
+  EXPECT_EQ(world.status().tasks.at("worker").attempt, 1);
+  world.FinishDeletions();
+  world.Settle();
+  EXPECT_EQ(world.pods().at("j-ps-0").meta.uid, ps_uid) << "ps untouched";
+  EXPECT_EQ(world.pods().at("j-worker-0").meta.labels.at("arbiter.dev/task-attempt"), "1");
+  // Another exit code falls through to the default: the whole job restarts.
+  world.RunAll();
+  world.Settle();
+  world.Fail("j-worker-1", 1);
+  world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRestarting);
+}
+
+TEST(BatchJobSyncTest, IgnoredFailuresFailTheTaskWhenItCanNoLongerReachItsMinimum) {
+  World world(ParseJob(R"({"policies": [{"event": "PodFailed", "action": "Ignore"}],
+      "tasks": [{"name": "w", "replicas": 3, "minAvailable": 2}]})"));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  world.Fail("j-w-0", 1);
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRunning) << "one failure is affordable";
+  world.Fail("j-w-1", 1);
+  world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kFailing);
+  EXPECT_EQ(world.status().conditions.back().condition.reason, "TaskFailed");
+}
+
+TEST(BatchJobSyncTest, UnschedulableFailsTheJobOnlyAfterItsTimeout) {
+  World world(ParseJob(R"({"policies": [{"event": "Unschedulable", "action": "FailJob",
+      "timeoutSeconds": 60}], "tasks": [{"name": "w", "replicas": 2}]})"));
+  world.Settle();
+  world.SetUnschedulable(world.now());
+  world.Advance(std::chrono::seconds(59));
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kPending);
+  world.Advance(std::chrono::seconds(1));
+  world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kFailing);
+  world.FinishDeletions();
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kFailed);
+  EXPECT_TRUE(world.pods().empty());
+}
+
+TEST(BatchJobSyncTest, ActiveDeadlineFailsARunningJob) {
+  World world(ParseJob(R"({"activeDeadlineSeconds": 100, "tasks": [{"name": "w", "replicas": 1}]})"));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  world.Advance(std::chrono::seconds(100));
+  world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kFailing);
+  EXPECT_EQ(world.status().conditions.back().condition.reason, "DeadlineExceeded");
+}
+
+TEST(BatchJobSyncTest, SuspendStopsEveryPodAndResumeMakesThemAgain) {
+  World world(ParseJob(kPsWorkers));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  world.SetSuspend(true);
+  world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kSuspended);
+  EXPECT_EQ(world.status().observed_generation, 2);
+  world.FinishDeletions();
+  world.Settle();
+  EXPECT_TRUE(world.pods().empty());
+  world.SetSuspend(false);
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kPending);
+  EXPECT_EQ(world.pods().size(), 4U);
+}
+
+TEST(BatchJobSyncTest, APodDeletedWhileTheControllerWasDownCountsAsAnEviction) {
+  World world(ParseJob(kPsWorkers));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  world.Evict("j-worker-0", /*preempted=*/true);
+  world.ForgetWatchedDeletions();
+  world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRestarting);
+  EXPECT_EQ(world.status().conditions.back().condition.reason, "PodEvicted");
+  EXPECT_EQ(world.status().retry_count, 0);
+  EXPECT_EQ(world.status().preemption_count, 1);
+}
+
+TEST(BatchJobSyncTest, ConditionsKeepOnePerPhaseWithOnlyTheCurrentTrue) {
+  World world(ParseJob(kPsWorkers));
+  world.Settle();
+  world.RunAll();
+  world.Settle();
+  world.Fail("j-worker-1", 3);
+  world.Sync();
+  std::map<std::string, std::string> seen;
+  for (const JobCondition& c : world.status().conditions) seen[c.condition.type] = c.condition.status;
+  EXPECT_EQ(seen, (std::map<std::string, std::string>{{"Running", "False"}, {"Restarting", "True"}}));
+}
+
+// The end state that matters: phase, counters, and the pods with their attempts and phases.
+std::string Digest(const World& world) {
+  std::string out = std::string(BatchJobPhaseName(world.status().phase)) +
+                    " retries=" + std::to_string(world.status().retry_count) +
+                    " preemptions=" + std::to_string(world.status().preemption_count) +
+                    " attempt=" + std::to_string(world.status().attempt);
+  for (const auto& [name, pod] : world.pods()) {
+    out += " " + name + "@" + std::to_string(AttemptOf(pod)) + ":" +
+           std::string(PodPhaseName(pod.status.phase));
+  }
+  return out;
+}
+
+std::vector<std::function<void(World&)>> RestartScript() {
+  return {
+      [](World& w) { w.RunAll(); },
+      [](World& w) { w.Fail("j-worker-1", 3); },
+      [](World& w) { w.FinishDeletions(); },
+      [](World& w) { w.RunAll(); },
+      [](World& w) { w.Evict("j-worker-0", true); },
+      [](World& w) { w.FinishDeletions(); },
+      [](World& w) { w.RunAll(); },
+      [](World& w) { w.Fail("j-ps-0", 1); },
+      [](World& w) { w.FinishDeletions(); },
+  };
+}
+
+TEST(BatchJobSyncTest, AControllerStoppedBetweenAnyTwoWritesEndsWhereAnUninterruptedOneDoes) {
+  const auto run = [](int crash_at, int steps_done) {
+    World world(ParseJob(kPsWorkers));
+    world.Settle();
+    int sync = 0;
+    for (const auto& event : RestartScript()) {
+      event(world);
+      // The controller stops part-way through this sync; the one started after it forgets
+      // what the watch had told the old one (pods it saw deleted).
+      if (sync++ == crash_at) {
+        world.Sync(steps_done);
+        world.FinishDeletions();
+        world.ForgetWatchedDeletions();
+        continue;
+      }
+      world.Settle();
+    }
+    world.Settle();
+    return Digest(world);
+  };
+  const std::string uninterrupted = run(-1, 3);
+  EXPECT_NE(uninterrupted.find("Failed retries=1 preemptions=1 attempt=2"), std::string::npos)
+      << uninterrupted;
+  for (int crash_at = 0; crash_at < static_cast<int>(RestartScript().size()); ++crash_at) {
+    for (int steps = 1; steps <= 2; ++steps) {
+      EXPECT_EQ(run(crash_at, steps), uninterrupted)
+          << "stopped in sync " << crash_at << " after part " << steps;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace arbiter::controllers
