@@ -82,7 +82,7 @@ e2e_setup() {
 
   k apply -f "$E2E_ROOT/deploy/crds/" >/dev/null
   k wait --for condition=Established --timeout=60s \
-    crd/podgroups.arbiter.dev crd/queues.arbiter.dev >/dev/null
+    crd/podgroups.arbiter.dev crd/queues.arbiter.dev crd/batchjobs.arbiter.dev >/dev/null
   k create namespace "$E2E_NS" >/dev/null
   e2e_log "cluster $E2E_NAME ready; KUBECONFIG=$KUBECONFIG; logs in $E2E_TMP"
 }

@@ -61,9 +61,6 @@ inline constexpr std::string_view kJobNameLabel = "arbiter.dev/job-name";
 inline constexpr std::string_view kJobAttemptLabel = "arbiter.dev/job-attempt";
 inline constexpr std::string_view kTaskAttemptLabel = "arbiter.dev/task-attempt";
 inline constexpr std::string_view kTaskIndexLabel = "arbiter.dev/task-index";
-// Set by arbiter-scheduler on the pods it preempts, beside DisruptionTarget (which the Eviction
-// API then rewrites to EvictionByEvictionAPI, losing who evicted it).
-inline constexpr std::string_view kPreemptedCondition = "arbiter.dev/Preempted";
 
 // A pod the watch saw deleted, as it last was.
 struct GonePod {

@@ -51,6 +51,12 @@ UpkeepPlan PlanPodGroupUpkeep(const std::vector<const Pod*>& pods,
   std::map<std::string, std::vector<const Pod*>> by_group;
   for (const Pod* pod : pods) {
     if (pod->spec.scheduler_name != scheduler_name || Finished(*pod)) continue;
+    // A BatchJob's pods have the group their job made (or will make again).
+    const OwnerReference* owner = ControllerOf(*pod);
+    if (owner != nullptr && owner->kind == "BatchJob" &&
+        owner->api_version.starts_with("arbiter.dev/")) {
+      continue;
+    }
     const std::string group = PodGroupNameOf(*pod);
     if (group.empty()) continue;
     std::string key = pod->meta.namespace_name + "/" + group;

@@ -129,6 +129,7 @@ Status ApiClient::Delete(std::string_view path, const DeleteOptions& options) {
   if (options.precondition_resource_version) {
     body["preconditions"]["resourceVersion"] = *options.precondition_resource_version;
   }
+  if (options.propagation_policy) body["propagationPolicy"] = *options.propagation_policy;
   HttpRequest request;
   request.method = "DELETE";
   request.path = path;

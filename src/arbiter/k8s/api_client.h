@@ -33,6 +33,8 @@ struct DeleteOptions {
   std::optional<std::int64_t> grace_period_seconds;
   std::optional<std::string> precondition_uid;
   std::optional<std::string> precondition_resource_version;
+  // "Background", "Foreground" or "Orphan": what the garbage collector does with what it owns.
+  std::optional<std::string> propagation_policy;
 };
 
 class ApiClient {

@@ -110,6 +110,11 @@ std::string_view PodPhaseName(PodPhase phase);
 // An unrecognised phase reads as kUnknown (the API may add phases; a pod is never dropped for it).
 PodPhase ParsePodPhase(std::string_view text);
 
+// The pod condition arbiter-scheduler sets, beside DisruptionTarget, on a pod it preempts: the
+// Eviction API then rewrites DisruptionTarget's reason to EvictionByEvictionAPI, and
+// arbiter-controller must still tell a preemption from other evictions.
+inline constexpr std::string_view kPreemptedCondition = "arbiter.dev/Preempted";
+
 struct PodStatus {
   PodPhase phase = PodPhase::kPending;
   std::vector<Condition> conditions;

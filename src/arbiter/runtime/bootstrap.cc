@@ -24,18 +24,18 @@ Status NotInstalled(const std::string& what) {
 
 }  // namespace
 
-Status WaitForCrds(k8s::ApiClient& api) {
-  Status crds = CheckCrdsInstalled(api);
+Status WaitForCrds(k8s::ApiClient& api, std::span<const std::string_view> resources) {
+  Status crds = CheckCrdsInstalled(api, resources);
   for (int attempt = 0; !crds.ok() && attempt < 30; ++attempt) {
     if (attempt == 0)
       ARBITER_LOG(kInfo) << "waiting for the arbiter.dev CRDs to be served: " << crds;
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    crds = CheckCrdsInstalled(api);
+    crds = CheckCrdsInstalled(api, resources);
   }
   return crds;
 }
 
-Status CheckCrdsInstalled(k8s::ApiClient& api) {
+Status CheckCrdsInstalled(k8s::ApiClient& api, std::span<const std::string_view> resources) {
   StatusOr<std::string> discovery = api.Get(kGroupVersionPath);
   if (!discovery.ok()) {
     if (discovery.status().code() == StatusCode::kNotFound) {
@@ -44,7 +44,7 @@ Status CheckCrdsInstalled(k8s::ApiClient& api) {
     return discovery.status().WithContext("checking for the arbiter.dev CRDs");
   }
   nlohmann::json list = nlohmann::json::parse(*discovery, nullptr, /*allow_exceptions=*/false);
-  std::set<std::string> served;
+  std::set<std::string, std::less<>> served;
   if (list.is_object() && list.contains("resources") && list["resources"].is_array()) {
     for (const nlohmann::json& resource : list["resources"]) {
       if (resource.is_object() && resource.contains("name") && resource["name"].is_string()) {
@@ -52,7 +52,7 @@ Status CheckCrdsInstalled(k8s::ApiClient& api) {
       }
     }
   }
-  for (const char* resource : {"podgroups", "queues"}) {
+  for (std::string_view resource : resources) {
     if (!served.contains(resource)) {
       return NotInstalled("arbiter.dev/v1alpha1 has no resource \"" + std::string(resource) + "\"");
     }

@@ -7,17 +7,27 @@
 // Thread safety: reentrant (as ApiClient).
 #pragma once
 
+#include <array>
+#include <span>
+#include <string_view>
+
 #include "arbiter/base/status.h"
 #include "arbiter/k8s/api_client.h"
 
 namespace arbiter::runtime {
 
-// OK when the API server serves podgroups and queues in arbiter.dev/v1alpha1; FAILED_PRECONDITION
-// naming what is missing and how to install it; the API error when the server cannot be asked.
-Status CheckCrdsInstalled(k8s::ApiClient& api);
+// The arbiter.dev resources each daemon needs.
+inline constexpr std::array<std::string_view, 2> kSchedulerCrds = {"podgroups", "queues"};
+inline constexpr std::array<std::string_view, 2> kControllerCrds = {"podgroups", "batchjobs"};
+
+// OK when the API server serves `resources` in arbiter.dev/v1alpha1; FAILED_PRECONDITION naming
+// what is missing and how to install it; the API error when the server cannot be asked.
+Status CheckCrdsInstalled(k8s::ApiClient& api,
+                          std::span<const std::string_view> resources = kSchedulerCrds);
 // CheckCrdsInstalled, again every second for up to 30 s: CRDs applied just before a daemon starts
 // take a few seconds to be served.
-Status WaitForCrds(k8s::ApiClient& api);
+Status WaitForCrds(k8s::ApiClient& api,
+                   std::span<const std::string_view> resources = kSchedulerCrds);
 
 // Creates the cluster-scoped Queue "default" (spec.weight 1) unless it exists; OK either way.
 Status EnsureDefaultQueue(k8s::ApiClient& api);

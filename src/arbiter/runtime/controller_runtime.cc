@@ -26,6 +26,7 @@ std::string PodGroupCreateJson(const PodGroup& group) {
                                            {"controller", ref.controller}});
   }
   nlohmann::json spec = {{"minMember", group.spec.min_member}, {"queue", group.spec.queue}};
+  for (const auto& [task, min] : group.spec.min_task_member) spec["minTaskMember"][task] = min;
   if (!group.spec.priority_class_name.empty()) {
     spec["priorityClassName"] = group.spec.priority_class_name;
   }
@@ -55,8 +56,22 @@ bool ControllerRuntime::InScope(const std::string& namespace_name) const {
   return options_.namespaces.empty() || options_.namespaces.contains(namespace_name);
 }
 
+namespace {
+
+// The uid of the BatchJob that controls `pod`, or empty.
+std::string JobUidOf(const Pod& pod) {
+  for (const OwnerReference& ref : pod.meta.owner_references) {
+    if (ref.controller && ref.kind == "BatchJob" && ref.api_version.starts_with("arbiter.dev/")) {
+      return ref.uid;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 void ControllerRuntime::AddWatches() {
-  // Only the pods that name a group matter; the others are not kept.
+  // Only the pods that name a group matter (a BatchJob's do); the others are not kept.
   const auto keep_pod = [this](const Pod& pod) {
     const bool wanted = InScope(pod.meta.namespace_name) &&
                         pod.spec.scheduler_name == options_.scheduler_name &&
@@ -64,8 +79,10 @@ void ControllerRuntime::AddWatches() {
     bool kick = false;
     {
       std::lock_guard lock(store_mu_);
+      created_.erase(pod.meta.Key());
       if (wanted) {
-        kick = !groups_.contains(pod.meta.namespace_name + "/" + PodGroupNameOf(pod));
+        kick = !groups_.contains(pod.meta.namespace_name + "/" + PodGroupNameOf(pod)) ||
+               !JobUidOf(pod).empty();
         pods_[pod.meta.uid] = pod;
       } else {
         pods_.erase(pod.meta.uid);
@@ -77,21 +94,29 @@ void ControllerRuntime::AddWatches() {
   pods.on_add = keep_pod;
   pods.on_update = [keep_pod](const Pod& /*old*/, const Pod& pod) { keep_pod(pod); };
   pods.on_delete = [this](const Pod& pod) {
-    std::lock_guard lock(store_mu_);
-    pods_.erase(pod.meta.uid);
+    const std::string job = JobUidOf(pod);
+    {
+      std::lock_guard lock(store_mu_);
+      pods_.erase(pod.meta.uid);
+      deleted_.erase(pod.meta.uid);
+      if (!job.empty()) gone_[job].push_back(controllers::GonePod{pod, clock_.Now()});
+    }
+    if (!job.empty()) Kick();
   };
   pods.on_error = [](const Status& s) { ARBITER_LOG(kWarning) << "watch pods: " << s; };
 
   k8s::ReflectorHandlers<PodGroup> groups;
-  groups.on_add = [this](const PodGroup& group) {
-    std::lock_guard lock(store_mu_);
-    groups_.insert(group.meta.Key());
-    created_.erase(group.meta.Key());
+  const auto keep_group = [this](const PodGroup& group) {
+    {
+      std::lock_guard lock(store_mu_);
+      groups_[group.meta.Key()] = group;
+      created_.erase(group.meta.Key());
+    }
+    Kick();  // a job's pods wait for its group
   };
-  groups.on_update = [this](const PodGroup& /*old*/, const PodGroup& group) {
-    std::lock_guard lock(store_mu_);
-    groups_.insert(group.meta.Key());
-    created_.erase(group.meta.Key());
+  groups.on_add = keep_group;
+  groups.on_update = [keep_group](const PodGroup& /*old*/, const PodGroup& group) {
+    keep_group(group);
   };
   groups.on_delete = [this](const PodGroup& group) {
     {
@@ -101,6 +126,29 @@ void ControllerRuntime::AddWatches() {
     Kick();  // its pods may need it again
   };
   groups.on_error = [](const Status& s) { ARBITER_LOG(kWarning) << "watch podgroups: " << s; };
+
+  k8s::ReflectorHandlers<BatchJob> jobs;
+  const auto keep_job = [this](const BatchJob& job) {
+    if (!InScope(job.meta.namespace_name)) return;
+    {
+      std::lock_guard lock(store_mu_);
+      jobs_[job.meta.Key()] = job;
+      auto it = written_.find(job.meta.uid);
+      if (it != written_.end() && it->second.first == job.meta.resource_version) {
+        written_.erase(it);
+      }
+    }
+    Kick();
+  };
+  jobs.on_add = keep_job;
+  jobs.on_update = [keep_job](const BatchJob& /*old*/, const BatchJob& job) { keep_job(job); };
+  jobs.on_delete = [this](const BatchJob& job) {
+    std::lock_guard lock(store_mu_);
+    jobs_.erase(job.meta.Key());
+    written_.erase(job.meta.uid);
+    gone_.erase(job.meta.uid);
+  };
+  jobs.on_error = [](const Status& s) { ARBITER_LOG(kWarning) << "watch batchjobs: " << s; };
 
   const auto add = [this]<typename T>(std::string path, std::uint64_t seed,
                                       k8s::ReflectorHandlers<T> handlers) {
@@ -119,11 +167,12 @@ void ControllerRuntime::AddWatches() {
   };
   add("/api/v1/pods", 11, std::move(pods));
   add("/apis/arbiter.dev/v1alpha1/podgroups", 12, std::move(groups));
+  add("/apis/arbiter.dev/v1alpha1/batchjobs", 13, std::move(jobs));
 }
 
 Status ControllerRuntime::Start() {
   if (elector_ != nullptr) ARBITER_RETURN_IF_ERROR(elector_->config().Validate());
-  ARBITER_RETURN_IF_ERROR(WaitForCrds(api_));
+  ARBITER_RETURN_IF_ERROR(WaitForCrds(api_, kControllerCrds));
   ARBITER_LOG(kInfo) << "starting controller scheduler_name=" << options_.scheduler_name
                      << " period=" << FormatDuration(options_.period)
                      << " namespaces=" << options_.namespaces.size()
@@ -234,14 +283,33 @@ void ControllerRuntime::Loop() {
 
 void ControllerRuntime::Reconcile() {
   ++reconciles_;
+  {
+    // Writes the watch never showed (a lost event, a conflict) are no longer waited for.
+    const Clock::MonotonicTime now = clock_.MonotonicNow();
+    std::lock_guard lock(store_mu_);
+    std::erase_if(created_, [&](const auto& e) { return now - e.second > options_.settle; });
+    std::erase_if(deleted_, [&](const auto& e) { return now - e.second > options_.settle; });
+    std::erase_if(written_,
+                  [&](const auto& e) { return now - e.second.second > options_.settle; });
+  }
+  SyncBatchJobs();
+  UpkeepPodGroups();
+}
+
+void ControllerRuntime::ReportOnce(const std::string& what, const Status& error) {
+  std::string line = what + ": " + error.ToString();
+  if (reported_errors_.insert(line).second) ARBITER_LOG(kWarning) << line;
+}
+
+void ControllerRuntime::UpkeepPodGroups() {
   std::vector<Pod> pods;
   std::set<std::string> existing;
   {
     std::lock_guard lock(store_mu_);
     pods.reserve(pods_.size());
     for (const auto& [uid, pod] : pods_) pods.push_back(pod);
-    existing = groups_;
-    existing.insert(created_.begin(), created_.end());
+    for (const auto& [key, group] : groups_) existing.insert(key);
+    for (const auto& [key, when] : created_) existing.insert(key);
   }
   std::vector<const Pod*> pointers;
   pointers.reserve(pods.size());
@@ -269,7 +337,142 @@ void ControllerRuntime::Reconcile() {
                          << " queue=" << group.spec.queue;
     }
     std::lock_guard lock(store_mu_);
-    created_.insert(group.meta.Key());
+    created_[group.meta.Key()] = clock_.MonotonicNow();
+  }
+}
+
+void ControllerRuntime::SyncBatchJobs() {
+  // A copy of what is observed, so that the watches go on while the writes are made.
+  std::vector<BatchJob> jobs;
+  std::map<std::string, std::vector<Pod>> pods;  // by job uid
+  std::map<std::string, PodGroup> groups;
+  std::map<std::string, std::vector<controllers::GonePod>> gone;
+  std::set<std::string> pending_pods;  // created or deleted by us, unseen yet
+  {
+    std::lock_guard lock(store_mu_);
+    jobs.reserve(jobs_.size());
+    for (const auto& [key, job] : jobs_) {
+      if (written_.contains(job.meta.uid)) continue;  // our last status is not seen yet
+      jobs.push_back(job);
+      if (auto it = groups_.find(key); it != groups_.end()) groups.emplace(key, it->second);
+      if (auto it = gone_.find(job.meta.uid); it != gone_.end()) {
+        gone.emplace(job.meta.uid, std::move(it->second));
+        gone_.erase(it);
+      }
+    }
+    for (const auto& [uid, pod] : pods_) {
+      const std::string job = JobUidOf(pod);
+      if (!job.empty()) pods[job].push_back(pod);
+    }
+    for (const auto& [key, when] : created_) pending_pods.insert(key);
+    for (const auto& [uid, when] : deleted_) pending_pods.insert(uid);
+  }
+  for (const BatchJob& job : jobs) {
+    controllers::JobObservation obs;
+    obs.job = &job;
+    obs.now = clock_.Now();
+    obs.scheduler_name = options_.scheduler_name;
+    for (const Pod& p : pods[job.meta.uid]) obs.pods.push_back(&p);
+    if (auto it = groups.find(job.meta.Key()); it != groups.end()) obs.group = &it->second;
+    if (auto it = gone.find(job.meta.uid); it != gone.end()) obs.gone = std::move(it->second);
+    controllers::JobPlan plan = controllers::PlanBatchJob(obs);
+    ++jobs_synced_;
+    // Writes the watch has not shown yet are not made twice.
+    std::erase_if(plan.create_pods, [&](const controllers::PodToCreate& c) {
+      return pending_pods.contains(job.meta.namespace_name + "/" + c.name);
+    });
+    std::erase_if(plan.delete_pods, [&](const controllers::PodToDelete& d) {
+      return pending_pods.contains(d.uid);
+    });
+    if (plan.create_group && pending_pods.contains(job.meta.Key())) plan.create_group.reset();
+    ApplyJobPlan(job, plan);
+  }
+}
+
+void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::JobPlan& plan) {
+  const std::string key = job.meta.Key();
+  const std::string ns = job.meta.namespace_name;
+  const std::string job_path =
+      "/apis/arbiter.dev/v1alpha1/namespaces/" + ns + "/batchjobs/" + job.meta.name;
+  for (const std::string& note : plan.notes) ARBITER_LOG(kInfo) << "batchjob " << key << ": " << note;
+  // The status first: what the pods are about to become is recorded before they change.
+  if (plan.status.has_value()) {
+    StatusOr<std::string> written =
+        api_.Patch(job_path + "/status", controllers::JobStatusPatchJson(job, *plan.status),
+                   k8s::PatchType::kMerge);
+    if (!written.ok()) {
+      // A conflict: the job changed since it was observed; the next plan starts from that.
+      if (written.status().code() != StatusCode::kAborted &&
+          written.status().code() != StatusCode::kNotFound) {
+        ARBITER_LOG(kWarning) << "batchjob " << key << ": writing status: " << written.status();
+      }
+      return;
+    }
+    const nlohmann::json object = nlohmann::json::parse(*written, nullptr, false);
+    std::string rv;
+    if (object.is_object() && object.contains("metadata") &&
+        object["metadata"].value("resourceVersion", "") != "") {
+      rv = object["metadata"]["resourceVersion"].get<std::string>();
+    }
+    std::lock_guard lock(store_mu_);
+    // The watch may have shown the write before the response came back.
+    auto seen = jobs_.find(key);
+    const bool shown = seen != jobs_.end() && seen->second.meta.resource_version == rv;
+    if (!rv.empty() && !shown) written_[job.meta.uid] = {rv, clock_.MonotonicNow()};
+  }
+  if (plan.delete_job) {
+    k8s::DeleteOptions options;
+    options.precondition_uid = job.meta.uid;
+    options.propagation_policy = "Background";
+    Status deleted = api_.Delete(job_path, options);
+    if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
+      ARBITER_LOG(kWarning) << "batchjob " << key << ": deleting after its TTL: " << deleted;
+    }
+    return;
+  }
+  if (plan.create_group.has_value()) {
+    StatusOr<std::string> created =
+        api_.Create("/apis/arbiter.dev/v1alpha1/namespaces/" + ns + "/podgroups",
+                    PodGroupCreateJson(*plan.create_group));
+    if (created.ok() || created.status().code() == StatusCode::kAlreadyExists) {
+      std::lock_guard lock(store_mu_);
+      created_[key] = clock_.MonotonicNow();
+    } else {
+      ReportOnce("batchjob " + key + ": creating its podgroup", created.status());
+    }
+  }
+  if ((plan.ensure_service || plan.ensure_hosts) && !aux_made_.contains(job.meta.uid)) {
+    StatusOr<std::string> service =
+        api_.Create("/api/v1/namespaces/" + ns + "/services", controllers::JobServiceJson(job));
+    StatusOr<std::string> hosts = api_.Create("/api/v1/namespaces/" + ns + "/configmaps",
+                                              controllers::JobHostsConfigMapJson(job));
+    const auto fine = [](const StatusOr<std::string>& r) {
+      return r.ok() || r.status().code() == StatusCode::kAlreadyExists;
+    };
+    if (!fine(service)) ReportOnce("batchjob " + key + ": creating its service", service.status());
+    if (!fine(hosts)) ReportOnce("batchjob " + key + ": creating its hosts configmap", hosts.status());
+    if (fine(service) && fine(hosts)) aux_made_.insert(job.meta.uid);
+  }
+  for (const controllers::PodToDelete& d : plan.delete_pods) {
+    k8s::DeleteOptions options;
+    options.precondition_uid = d.uid;
+    Status deleted = api_.Delete("/api/v1/namespaces/" + ns + "/pods/" + d.name, options);
+    if (!deleted.ok() && deleted.code() != StatusCode::kNotFound &&
+        deleted.code() != StatusCode::kAborted) {
+      ARBITER_LOG(kWarning) << "batchjob " << key << ": deleting pod " << d.name << ": " << deleted;
+      continue;
+    }
+    std::lock_guard lock(store_mu_);
+    deleted_[d.uid] = clock_.MonotonicNow();
+  }
+  for (const controllers::PodToCreate& c : plan.create_pods) {
+    StatusOr<std::string> created = api_.Create("/api/v1/namespaces/" + ns + "/pods", c.json);
+    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+      ReportOnce("batchjob " + key + ": creating pod " + c.name, created.status());
+      continue;
+    }
+    std::lock_guard lock(store_mu_);
+    created_[ns + "/" + c.name] = clock_.MonotonicNow();
   }
 }
 

@@ -1,15 +1,23 @@
-// ControllerRuntime: the arbiter-controller process, minus flag parsing. Today it runs one
-// controller, PodGroup upkeep (controllers/podgroup_upkeep.h): the PodGroups that pods of this
-// scheduler name but nobody made are created, so that workloads speaking Volcano's or
-// scheduler-plugins' gang conventions run without a hand-made PodGroup.
+// ControllerRuntime: the arbiter-controller process, minus flag parsing. It runs two controllers:
+//   * BatchJob (controllers/batchjob_sync.h): each job's PodGroup, pods, headless Service and
+//     hosts ConfigMap, restarts by policy, and its status;
+//   * PodGroup upkeep (controllers/podgroup_upkeep.h): the PodGroups that pods of this scheduler
+//     name but nobody made, so that workloads speaking Volcano's or scheduler-plugins' gang
+//     conventions run without a hand-made PodGroup.
 //
-// It watches pods (only those that name a group are kept) and arbiter.dev PodGroups, and every
-// `period` (sooner, after `debounce`, when a pod naming a missing group appears) it reconciles
+// It watches pods (only those that name a group are kept), arbiter.dev PodGroups and BatchJobs,
+// and every `period` (sooner, after `debounce`, when something it watches changes) it reconciles
 // from what it observes: level-triggered, so a restart mid-way ends where an uninterrupted run
-// would. A group it created is remembered until the watch shows it, so a reconcile that runs
-// before the watch delivers it does not create it twice (AlreadyExists is fine anyway). A pod
-// whose arbiter.dev/min-member annotation is bad is logged once per message, and its group is not
-// made until it is fixed.
+// would. What it remembers between reconciles only saves writes, never decides one:
+//   * a job whose status it wrote is not planned again until the watch shows that write (or
+//     `settle` passes): a plan made from the status before it would undo it;
+//   * pods and groups it created, and pods it deleted, are not created or deleted again until
+//     the watch shows them (or `settle` passes): AlreadyExists and NotFound are fine anyway;
+//   * pods of a job that the watch saw deleted are handed to the job's next plan (which tells a
+//     preemption from an eviction by them); a controller that missed the deletion still sees the
+//     pod missing from the counts in the job's status.
+// A pod whose arbiter.dev/min-member annotation is bad, and an API error creating a job's pod,
+// are logged once per message.
 //
 // With leader election (Lease "arbiter-controller"), only the leader writes; losing the lease
 // ends the runtime with ABORTED, as the scheduler's does.
@@ -41,6 +49,8 @@
 #include "arbiter/k8s/api_client.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/leader_election.h"
+#include "arbiter/controllers/batchjob_sync.h"
+#include "arbiter/model/batch_job.h"
 #include "arbiter/model/pod.h"
 #include "arbiter/model/pod_group.h"
 
@@ -51,6 +61,8 @@ struct ControllerOptions {
   std::set<std::string> namespaces;        // empty: all
   std::chrono::nanoseconds period = std::chrono::seconds(1);
   std::chrono::nanoseconds debounce = std::chrono::milliseconds(30);
+  // How long a write of ours may stay unseen by the watch before it is no longer waited for.
+  std::chrono::nanoseconds settle = std::chrono::seconds(5);
   std::optional<k8s::LeaderElectionConfig> leader_election;  // none: always leading
   int page_size = 500;
 };
@@ -73,6 +85,7 @@ class ControllerRuntime {
 
   std::uint64_t reconciles() const { return reconciles_.load(); }
   std::uint64_t groups_created() const { return groups_created_.load(); }
+  std::uint64_t jobs_synced() const { return jobs_synced_.load(); }
 
  private:
   struct Watch {
@@ -89,6 +102,11 @@ class ControllerRuntime {
   // Waits until a reconcile is due; false when stopping.
   bool WaitForTurn();
   void Reconcile();
+  void UpkeepPodGroups();
+  void SyncBatchJobs();
+  void ApplyJobPlan(const BatchJob& job, const controllers::JobPlan& plan);
+  // Reports `error` for `what` unless the same message was reported before.
+  void ReportOnce(const std::string& what, const Status& error);
   void Kick();
   void OnLeadershipLost();
   bool InScope(const std::string& namespace_name) const;
@@ -107,15 +125,25 @@ class ControllerRuntime {
   std::optional<Clock::MonotonicTime> kick_at_;
   Clock::MonotonicTime next_reconcile_{};
 
-  // What the watches observed (under store_mu_): pods that name a group, by uid; PodGroups.
+  // What the watches observed (under store_mu_): pods that name a group, by uid; PodGroups and
+  // BatchJobs by namespace/name; pods of jobs seen deleted, by the job's uid.
   mutable std::mutex store_mu_;
   std::map<std::string, Pod> pods_;
-  std::set<std::string> groups_;   // namespace/name
-  std::set<std::string> created_;  // made by us, not yet seen by the watch
+  std::map<std::string, PodGroup> groups_;
+  std::map<std::string, BatchJob> jobs_;
+  std::map<std::string, std::vector<controllers::GonePod>> gone_;
+  // Writes of ours not yet seen by the watch, and when they were made: groups and pods created
+  // (namespace/name), pods deleted (uid), job statuses written (job uid -> resourceVersion).
+  std::map<std::string, Clock::MonotonicTime> created_;
+  std::map<std::string, Clock::MonotonicTime> deleted_;
+  std::map<std::string, std::pair<std::string, Clock::MonotonicTime>> written_;
 
-  std::set<std::string> reported_errors_;  // loop thread only
+  // Loop thread only.
+  std::set<std::string> reported_errors_;
+  std::set<std::string> aux_made_;  // job uids whose Service and ConfigMap exist
   std::atomic<std::uint64_t> reconciles_{0};
   std::atomic<std::uint64_t> groups_created_{0};
+  std::atomic<std::uint64_t> jobs_synced_{0};
 
   std::unique_ptr<k8s::LeaderElector> elector_;
   std::thread elector_thread_;
@@ -124,7 +152,7 @@ class ControllerRuntime {
 };
 
 // The JSON body that creates `group` (apiVersion, kind, metadata with labels and owner
-// references, spec).
+// references, spec with minTaskMember).
 std::string PodGroupCreateJson(const PodGroup& group);
 
 }  // namespace arbiter::runtime

@@ -130,9 +130,12 @@ std::string DisruptionTargetPatch(std::string_view uid, std::string_view reason,
       {"message", TruncateUtf8(message, kMaxConditionMessage)},
       {"lastTransitionTime", FormatRfc3339(now)},
   };
+  nlohmann::json preempted = condition;
+  preempted["type"] = kPreemptedCondition;
   nlohmann::json patch = {
       {"metadata", {{"uid", uid}}},
-      {"status", {{"conditions", nlohmann::json::array({std::move(condition)})}}},
+      {"status",
+       {{"conditions", nlohmann::json::array({std::move(condition), std::move(preempted)})}}},
   };
   return Dump(patch);
 }

@@ -61,8 +61,9 @@ std::string UnschedulablePatch(std::string_view uid, std::string_view message,
 // The condition kube-scheduler writes on a pod it is about to evict for preemption.
 inline constexpr std::string_view kDisruptionTargetCondition = "DisruptionTarget";
 
-// A strategic-merge patch for the pod's status subresource that sets DisruptionTarget=True with
-// `reason` (PreemptionByScheduler) and `message` (who preempts it, and why), guarded by the uid.
+// A strategic-merge patch for the pod's status subresource that sets DisruptionTarget=True and
+// arbiter.dev/Preempted=True with `reason` (PreemptionByScheduler) and `message` (who preempts
+// it, and why), guarded by the uid.
 std::string DisruptionTargetPatch(std::string_view uid, std::string_view reason,
                                   std::string_view message, Clock::WallTime now);
 
