@@ -2,7 +2,9 @@
 # R3 priority inside a job: a TensorFlow-like job of 1 parameter server (PriorityClass tf-ps,
 # 1000) and 4 workers (tf-worker, 100), PodGroup minMember 3 with minTaskMember {ps: 1}, each pod
 # a whole node, on 3 nodes: only 3 of the 5 pods can start, and the parameter server is among
-# them although the PodGroup came first and the workers were created before it.
+# them although the PodGroup came first and the workers were created before it. Then the same job
+# as a BatchJob run by arbiter-controller (tasks ps and worker, minAvailable 3): again 3 of its 5
+# pods start and the parameter server is one of them.
 # shellcheck source-path=SCRIPTDIR disable=SC2119  # e2e_start_scheduler's flags are optional
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -36,5 +38,35 @@ three_with_ps() { bound_is "$sel" 3 && ! pod_unbound tf-ps-0; }
 holds_for "exactly 3 bound, the parameter server one of them" 3 three_with_ps
 expect "2 workers are bound and 2 left pending" bound_is arbiter.dev/task=worker 2
 wait_until "PodGroup tf is Running with 3 running" 30 pg_running_is tf 3
+
+# ---- the BatchJob variant ------------------------------------------------------------------------
+kn delete pods -l "$sel" --wait=false >/dev/null
+kn delete podgroup tf >/dev/null
+wait_until "the hand-made job's pods are gone" 30 pod_count_is "$sel" 0
+e2e_start_controller
+task_yaml() { # NAME REPLICAS MIN PRIORITYCLASS
+  cat <<YAML
+    - name: $1
+      replicas: $2
+      minAvailable: $3
+      template:
+        spec:
+          priorityClassName: $4
+          terminationGracePeriodSeconds: 0
+          containers: [{name: main, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "4"}}}]
+YAML
+}
+{
+  printf 'apiVersion: arbiter.dev/v1alpha1\nkind: BatchJob\nmetadata: {name: tfjob, namespace: %s}\n' "$E2E_NS"
+  printf 'spec:\n  minAvailable: 3\n  tasks:\n'
+  task_yaml worker 4 2 tf-worker
+  task_yaml ps 1 1 tf-ps
+} | apply_yaml
+sel=arbiter.dev/job-name=tfjob
+wait_until "3 of the BatchJob's 5 pods are bound" 60 bound_is "$sel" 3
+three_with_ps() { bound_is "$sel" 3 && ! pod_unbound tfjob-ps-0; }
+holds_for "exactly 3 bound, the parameter server tfjob-ps-0 one of them" 3 three_with_ps
+wait_until "BatchJob tfjob is Running" 30 \
+  eval '[[ $(kn get batchjob tfjob -o jsonpath="{.status.phase}") == Running ]]'
 
 e2e_done
