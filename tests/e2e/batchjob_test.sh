@@ -11,7 +11,7 @@
 #  5. an MPI-like job: its launcher is made only once both workers are Ready;
 #  6. the controller killed while a job restarts, and started again: the job ends as an
 #     uninterrupted one does (one restart, then Failed after its second failure).
-# shellcheck source-path=SCRIPTDIR disable=SC2119  # e2e_start_scheduler's flags are optional
+# shellcheck source-path=SCRIPTDIR disable=SC2119,SC2016  # optional flags; eval '...' on purpose
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -121,11 +121,11 @@ wait_until "deleting job tf removes its pods, PodGroup, Service and ConfigMap" 1
   eval 'job_pod_count_is tf 0 && ! kn get podgroup tf >/dev/null 2>&1 && ! kn get service tf >/dev/null 2>&1 && ! kn get configmap tf-hosts >/dev/null 2>&1'
 
 # ---- 3. success, then TTL -----------------------------------------------------------------------
-batchjob_yaml done workers=2 runfor=2s ttl=5 | apply_yaml
-wait_until "job done is Completed" 60 bj_phase_is done Completed
-expect "its finished pods are kept until the TTL" job_pod_count_is done 3
-wait_until "job done is deleted after its TTL with nothing left behind" 60 \
-  eval '! kn get batchjob done >/dev/null 2>&1 && job_pod_count_is done 0 && ! kn get podgroup done >/dev/null 2>&1 && ! kn get service done >/dev/null 2>&1 && ! kn get configmap done-hosts >/dev/null 2>&1'
+batchjob_yaml succeeds workers=2 runfor=2s ttl=5 | apply_yaml
+wait_until "job succeeds is Completed" 60 bj_phase_is succeeds Completed
+expect "its finished pods are kept until the TTL" job_pod_count_is succeeds 3
+wait_until "job succeeds is deleted after its TTL with nothing left behind" 60 \
+  eval '! kn get batchjob succeeds >/dev/null 2>&1 && job_pod_count_is succeeds 0 && ! kn get podgroup succeeds >/dev/null 2>&1 && ! kn get service succeeds >/dev/null 2>&1 && ! kn get configmap succeeds-hosts >/dev/null 2>&1'
 
 # ---- 4. maxRetry 1 with a failing worker ----------------------------------------------------------
 # Every pod event of the job, with its attempt, to check that attempts never overlap.

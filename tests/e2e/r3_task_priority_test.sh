@@ -64,9 +64,9 @@ YAML
 } | apply_yaml
 sel=arbiter.dev/job-name=tfjob
 wait_until "3 of the BatchJob's 5 pods are bound" 60 bound_is "$sel" 3
-three_with_ps() { bound_is "$sel" 3 && ! pod_unbound tfjob-ps-0; }
-holds_for "exactly 3 bound, the parameter server tfjob-ps-0 one of them" 3 three_with_ps
-wait_until "BatchJob tfjob is Running" 30 \
-  eval '[[ $(kn get batchjob tfjob -o jsonpath="{.status.phase}") == Running ]]'
+three_with_job_ps() { bound_is "$sel" 3 && ! pod_unbound tfjob-ps-0; }
+holds_for "exactly 3 bound, the parameter server tfjob-ps-0 one of them" 3 three_with_job_ps
+job_running() { [[ $(kn get batchjob tfjob -o jsonpath='{.status.phase}') == Running ]]; }
+wait_until "BatchJob tfjob is Running" 30 job_running
 
 e2e_done

@@ -191,8 +191,8 @@ class Planner {
     if (IsFinished(phase)) {
       StopUnfinished();
       if (spec_.ttl_seconds_after_finished.has_value() && next_.completion_time.has_value() &&
-          obs_.now >= *next_.completion_time +
-                          std::chrono::seconds(*spec_.ttl_seconds_after_finished)) {
+          obs_.now >=
+              *next_.completion_time + std::chrono::seconds(*spec_.ttl_seconds_after_finished)) {
         plan_.delete_job = true;
         Note("ttlSecondsAfterFinished passed: deleting the job");
       }
@@ -242,6 +242,7 @@ class Planner {
 
   bool ActOnOccurrences() {
     std::vector<const GonePod*> gone;
+    gone.reserve(obs_.gone.size());
     for (const GonePod& g : obs_.gone) gone.push_back(&g);
     std::sort(gone.begin(), gone.end(), [](const GonePod* a, const GonePod* b) {
       return a->last.meta.name < b->last.meta.name;
@@ -281,8 +282,8 @@ class Planner {
       } else if (!p.pod->status.reason.empty()) {
         what += " (" + p.pod->status.reason + ")";
       }
-      if (Occur(p.task, Occurrence{*event, p.pod->status.exit_code},
-                StoppedAt(*p.pod, obs_.now), what)) {
+      if (Occur(p.task, Occurrence{*event, p.pod->status.exit_code}, StoppedAt(*p.pod, obs_.now),
+                what)) {
         return true;
       }
     }
@@ -321,16 +322,16 @@ class Planner {
              const std::string& what) {
     static const std::vector<LifecyclePolicy> kNone;
     const BatchTaskSpec* task = spec_.FindTask(task_name);
-    const PolicyDecision decision =
-        DecidePolicy(task != nullptr ? task->policies : kNone, spec_.policies, task_name, occurrence);
+    const PolicyDecision decision = DecidePolicy(task != nullptr ? task->policies : kNone,
+                                                 spec_.policies, task_name, occurrence);
     if (decision.action == JobAction::kIgnore) return false;
     if (decision.timeout_seconds.has_value() &&
         obs_.now < at + std::chrono::seconds(*decision.timeout_seconds)) {
       return false;
     }
     const std::string reason(JobEventName(occurrence.event));
-    const std::string why = what + "; " + std::string(JobActionName(decision.action)) + " by " +
-                            decision.rule;
+    const std::string why =
+        what + "; " + std::string(JobActionName(decision.action)) + " by " + decision.rule;
     JobAction action = decision.action;
     if (action == JobAction::kRestartTask && task == nullptr) action = JobAction::kRestartJob;
     switch (action) {
@@ -444,8 +445,8 @@ class Planner {
   }
 
   std::string PodJson(const BatchTaskSpec& t, std::int32_t index, const std::string& name) {
-    json pod = t.template_json.empty() ? json::object() : json::parse(t.template_json, nullptr,
-                                                                      false);
+    json pod =
+        t.template_json.empty() ? json::object() : json::parse(t.template_json, nullptr, false);
     if (!pod.is_object()) pod = json::object();
     pod["apiVersion"] = "v1";
     pod["kind"] = "Pod";

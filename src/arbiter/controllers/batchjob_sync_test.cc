@@ -66,7 +66,7 @@ class World {
     if (steps < 3) return plan;
     for (const PodToCreate& c : plan.create_pods) {
       StatusOr<Pod> pod = Decode<Pod>(c.json);
-      ASSERT_OK_OR_FAIL(pod);
+      AssertOk(pod);
       if (pods_.contains(pod->meta.name)) continue;  // AlreadyExists
       for (const auto& [name, other] : pods_) {
         // Never an old and a new attempt side by side.
@@ -139,8 +139,8 @@ class World {
   }
   void SetUnschedulable(Clock::WallTime since) {
     ASSERT_TRUE(group_.has_value());
-    group_->status.conditions = {Condition{"Unschedulable", "True", "NotEnoughResources",
-                                           "0/3 nodes", since}};
+    group_->status.conditions = {
+        Condition{"Unschedulable", "True", "NotEnoughResources", "0/3 nodes", since}};
   }
   void Advance(std::chrono::seconds s) { now_ += s; }
   // A controller that starts afresh never heard of the deletions its predecessor watched.
@@ -158,6 +158,7 @@ class World {
   Clock::WallTime now() const { return now_; }
   std::vector<std::string> PodNames() const {
     std::vector<std::string> names;
+    names.reserve(pods_.size());
     for (const auto& [name, pod] : pods_) names.push_back(name);
     return names;
   }
@@ -175,13 +176,13 @@ class World {
                      {"resourceVersion", std::to_string(++rv_)}}},
                    {"status", patch["status"]}};
     StatusOr<BatchJob> read = Decode<BatchJob>(object.dump());
-    ASSERT_OK_OR_FAIL(read);
+    AssertOk(read);
     job_.status = read->status;
     job_.meta.resource_version = read->meta.resource_version;
   }
 
-  static void ASSERT_OK_OR_FAIL(const StatusOr<Pod>& s) { ASSERT_TRUE(s.ok()) << s.status(); }
-  static void ASSERT_OK_OR_FAIL(const StatusOr<BatchJob>& s) { ASSERT_TRUE(s.ok()) << s.status(); }
+  static void AssertOk(const StatusOr<Pod>& s) { ASSERT_TRUE(s.ok()) << s.status(); }
+  static void AssertOk(const StatusOr<BatchJob>& s) { ASSERT_TRUE(s.ok()) << s.status(); }
 
   BatchJob job_;
   std::map<std::string, Pod> pods_;
@@ -457,7 +458,8 @@ TEST(BatchJobSyncTest, UnschedulableFailsTheJobOnlyAfterItsTimeout) {
 }
 
 TEST(BatchJobSyncTest, ActiveDeadlineFailsARunningJob) {
-  World world(ParseJob(R"({"activeDeadlineSeconds": 100, "tasks": [{"name": "w", "replicas": 1}]})"));
+  World world(
+      ParseJob(R"({"activeDeadlineSeconds": 100, "tasks": [{"name": "w", "replicas": 1}]})"));
   world.Settle();
   world.RunAll();
   world.Settle();
@@ -507,8 +509,10 @@ TEST(BatchJobSyncTest, ConditionsKeepOnePerPhaseWithOnlyTheCurrentTrue) {
   world.Fail("j-worker-1", 3);
   world.Sync();
   std::map<std::string, std::string> seen;
-  for (const JobCondition& c : world.status().conditions) seen[c.condition.type] = c.condition.status;
-  EXPECT_EQ(seen, (std::map<std::string, std::string>{{"Running", "False"}, {"Restarting", "True"}}));
+  for (const JobCondition& c : world.status().conditions)
+    seen[c.condition.type] = c.condition.status;
+  EXPECT_EQ(seen,
+            (std::map<std::string, std::string>{{"Running", "False"}, {"Restarting", "True"}}));
 }
 
 // The end state that matters: phase, counters, and the pods with their attempts and phases.

@@ -329,7 +329,8 @@ Status ReadConditionField(raw_json_string key, value& f, Condition& out) {
 }
 
 Status ReadCondition(value& v, Condition& out) {
-  return ReadFields(v, [&](raw_json_string key, value& f) { return ReadConditionField(key, f, out); });
+  return ReadFields(v,
+                    [&](raw_json_string key, value& f) { return ReadConditionField(key, f, out); });
 }
 
 Status ReadConditions(value& v, std::vector<Condition>& out) {
@@ -939,7 +940,8 @@ Status ReadBatchJobSpec(value& v, BatchJobSpec& out) {
                     out.success_policy.any = op == "Any";
                     return Status::Ok();
                   }
-                  if (k == "tasks") return At("tasks", ReadStringArray(g, out.success_policy.tasks));
+                  if (k == "tasks")
+                    return At("tasks", ReadStringArray(g, out.success_policy.tasks));
                   return Status::Ok();
                 }));
     }
@@ -951,31 +953,30 @@ Status ReadBatchJobSpec(value& v, BatchJobSpec& out) {
   std::set<std::string_view> names;
   for (std::size_t i = 0; i < out.tasks.size(); ++i) {
     if (!names.insert(out.tasks[i].name).second) {
-      return At("tasks", AtIndex(i, At("name", Here("duplicate task \"" + out.tasks[i].name +
-                                                        "\""))));
+      return At("tasks",
+                AtIndex(i, At("name", Here("duplicate task \"" + out.tasks[i].name + "\""))));
     }
   }
   for (std::size_t i = 0; i < out.tasks.size(); ++i) {
     for (std::size_t d = 0; d < out.tasks[i].depends_on.size(); ++d) {
       const std::string& dep = out.tasks[i].depends_on[d].task;
       if (!names.contains(dep) || dep == out.tasks[i].name) {
-        return At("tasks", AtIndex(i, At("dependsOn", AtIndex(d, At("task", Here(
-                                                                          "no other task \"" + dep +
-                                                                          "\""))))));
+        return At("tasks",
+                  AtIndex(i, At("dependsOn",
+                                AtIndex(d, At("task", Here("no other task \"" + dep + "\""))))));
       }
     }
   }
   for (std::size_t i = 0; i < out.success_policy.tasks.size(); ++i) {
     if (!names.contains(out.success_policy.tasks[i])) {
-      return At("successPolicy", At("tasks", AtIndex(i, Here("no task \"" +
-                                                               out.success_policy.tasks[i] +
-                                                               "\""))));
+      return At("successPolicy",
+                At("tasks", AtIndex(i, Here("no task \"" + out.success_policy.tasks[i] + "\""))));
     }
   }
   if (out.MinAvailable() > out.Replicas()) {
-    return At("minAvailable",
-              Here("must be at most the sum of the tasks' replicas (" +
-                   std::to_string(out.Replicas()) + "), got " + std::to_string(out.MinAvailable())));
+    return At("minAvailable", Here("must be at most the sum of the tasks' replicas (" +
+                                   std::to_string(out.Replicas()) + "), got " +
+                                   std::to_string(out.MinAvailable())));
   }
   return Status::Ok();
 }

@@ -55,8 +55,7 @@ TEST(DecodeBatchJobTest, ReadsSpecAndStatus) {
   EXPECT_EQ(spec.MinAvailable(), 3);
   EXPECT_EQ(spec.Replicas(), 4);
   ASSERT_EQ(spec.tasks[1].depends_on.size(), 1U);
-  EXPECT_EQ(spec.tasks[1].depends_on[0],
-            (TaskDependency{"ps", DependencyCondition::kReady}));
+  EXPECT_EQ(spec.tasks[1].depends_on[0], (TaskDependency{"ps", DependencyCondition::kReady}));
   ASSERT_EQ(spec.tasks[1].policies.size(), 1U);
   EXPECT_EQ(spec.tasks[1].policies[0].action, JobAction::kRestartTask);
   EXPECT_EQ(spec.tasks[1].policies[0].exit_codes, (ExitCodeRule{true, {3, 4}}));
@@ -103,9 +102,8 @@ struct BadJob {
 class DecodeBadBatchJobTest : public testing::TestWithParam<BadJob> {};
 
 TEST_P(DecodeBadBatchJobTest, NamesTheJobAndTheField) {
-  StatusOr<BatchJob> job =
-      Decode<BatchJob>(R"({"metadata": {"name": "j", "namespace": "ns"}, "spec": )" +
-                       GetParam().spec + "}");
+  StatusOr<BatchJob> job = Decode<BatchJob>(
+      R"({"metadata": {"name": "j", "namespace": "ns"}, "spec": )" + GetParam().spec + "}");
   ASSERT_FALSE(job.ok());
   EXPECT_EQ(job.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(job.status().message(), GetParam().error);

@@ -96,13 +96,15 @@ std::int32_t BatchJobSpec::MinAvailable() const {
   if (min_available.has_value()) return *min_available;
   std::int64_t sum = 0;
   for (const BatchTaskSpec& t : tasks) sum += t.MinAvailable();
-  return static_cast<std::int32_t>(std::min<std::int64_t>(sum, std::numeric_limits<std::int32_t>::max()));
+  return static_cast<std::int32_t>(
+      std::min<std::int64_t>(sum, std::numeric_limits<std::int32_t>::max()));
 }
 
 std::int32_t BatchJobSpec::Replicas() const {
   std::int64_t sum = 0;
   for (const BatchTaskSpec& t : tasks) sum += t.replicas;
-  return static_cast<std::int32_t>(std::min<std::int64_t>(sum, std::numeric_limits<std::int32_t>::max()));
+  return static_cast<std::int32_t>(
+      std::min<std::int64_t>(sum, std::numeric_limits<std::int32_t>::max()));
 }
 
 const BatchTaskSpec* BatchJobSpec::FindTask(std::string_view name) const {

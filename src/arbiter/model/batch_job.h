@@ -11,12 +11,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <map>
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
@@ -80,9 +79,9 @@ struct TaskDependency {
 
 struct BatchTaskSpec {
   std::string name;
-  std::int32_t replicas = 1;                    // >= 0
-  std::optional<std::int32_t> min_available;    // none: replicas
-  std::string template_json;                    // a PodTemplateSpec, as JSON text; may be empty
+  std::int32_t replicas = 1;                  // >= 0
+  std::optional<std::int32_t> min_available;  // none: replicas
+  std::string template_json;                  // a PodTemplateSpec, as JSON text; may be empty
   std::vector<TaskDependency> depends_on;
   std::vector<LifecyclePolicy> policies;
 

@@ -289,8 +289,7 @@ void ControllerRuntime::Reconcile() {
     std::lock_guard lock(store_mu_);
     std::erase_if(created_, [&](const auto& e) { return now - e.second > options_.settle; });
     std::erase_if(deleted_, [&](const auto& e) { return now - e.second > options_.settle; });
-    std::erase_if(written_,
-                  [&](const auto& e) { return now - e.second.second > options_.settle; });
+    std::erase_if(written_, [&](const auto& e) { return now - e.second.second > options_.settle; });
   }
   SyncBatchJobs();
   UpkeepPodGroups();
@@ -381,9 +380,8 @@ void ControllerRuntime::SyncBatchJobs() {
     std::erase_if(plan.create_pods, [&](const controllers::PodToCreate& c) {
       return pending_pods.contains(job.meta.namespace_name + "/" + c.name);
     });
-    std::erase_if(plan.delete_pods, [&](const controllers::PodToDelete& d) {
-      return pending_pods.contains(d.uid);
-    });
+    std::erase_if(plan.delete_pods,
+                  [&](const controllers::PodToDelete& d) { return pending_pods.contains(d.uid); });
     if (plan.create_group && pending_pods.contains(job.meta.Key())) plan.create_group.reset();
     ApplyJobPlan(job, plan);
   }
@@ -394,7 +392,8 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
   const std::string ns = job.meta.namespace_name;
   const std::string job_path =
       "/apis/arbiter.dev/v1alpha1/namespaces/" + ns + "/batchjobs/" + job.meta.name;
-  for (const std::string& note : plan.notes) ARBITER_LOG(kInfo) << "batchjob " << key << ": " << note;
+  for (const std::string& note : plan.notes)
+    ARBITER_LOG(kInfo) << "batchjob " << key << ": " << note;
   // The status first: what the pods are about to become is recorded before they change.
   if (plan.status.has_value()) {
     StatusOr<std::string> written =
@@ -411,7 +410,7 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
     const nlohmann::json object = nlohmann::json::parse(*written, nullptr, false);
     std::string rv;
     if (object.is_object() && object.contains("metadata") &&
-        object["metadata"].value("resourceVersion", "") != "") {
+        !object["metadata"].value("resourceVersion", "").empty()) {
       rv = object["metadata"]["resourceVersion"].get<std::string>();
     }
     std::lock_guard lock(store_mu_);
@@ -450,7 +449,8 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
       return r.ok() || r.status().code() == StatusCode::kAlreadyExists;
     };
     if (!fine(service)) ReportOnce("batchjob " + key + ": creating its service", service.status());
-    if (!fine(hosts)) ReportOnce("batchjob " + key + ": creating its hosts configmap", hosts.status());
+    if (!fine(hosts))
+      ReportOnce("batchjob " + key + ": creating its hosts configmap", hosts.status());
     if (fine(service) && fine(hosts)) aux_made_.insert(job.meta.uid);
   }
   for (const controllers::PodToDelete& d : plan.delete_pods) {

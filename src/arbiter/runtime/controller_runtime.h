@@ -46,10 +46,10 @@
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
+#include "arbiter/controllers/batchjob_sync.h"
 #include "arbiter/k8s/api_client.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/leader_election.h"
-#include "arbiter/controllers/batchjob_sync.h"
 #include "arbiter/model/batch_job.h"
 #include "arbiter/model/pod.h"
 #include "arbiter/model/pod_group.h"
