@@ -14,10 +14,6 @@ namespace arbiter {
 
 namespace {
 
-bool IsTerminal(const Pod& pod) {
-  return pod.status.phase == PodPhase::kSucceeded || pod.status.phase == PodPhase::kFailed;
-}
-
 TaskState StateOf(const Pod& pod, bool assumed) {
   if (pod.status.phase == PodPhase::kSucceeded) return TaskState::kSucceeded;
   if (pod.status.phase == PodPhase::kFailed) return TaskState::kFailed;
@@ -68,7 +64,7 @@ bool ClusterCache::IsOurTask(const Pod& pod) const {
 void ClusterCache::CountLocked(PodEntry& entry) {
   const Pod& pod = *entry.pod;
   const std::string& node = pod.spec.node_name.empty() ? entry.assumed_node : pod.spec.node_name;
-  if (node.empty() || IsTerminal(pod)) return;
+  if (node.empty() || pod.Finished()) return;
   NodeAggregate& agg = aggregates_[node];
   agg.used.Add(entry.request);
   agg.host_ports.insert(agg.host_ports.end(), entry.host_ports.begin(), entry.host_ports.end());
@@ -172,13 +168,13 @@ void ClusterCache::UpsertPod(const Pod& pod) {
                     std::hash<std::string>{}(port.protocol));
   }
   // The watch settles an eviction once it shows the deletion, and a nomination once it shows it.
-  if (pod.meta.deletion_timestamp.has_value() || IsTerminal(pod)) entry.evicting_until.reset();
+  if (pod.meta.deletion_timestamp.has_value() || pod.Finished()) entry.evicting_until.reset();
   if (entry.nominated.has_value() && pod.status.nominated_node_name == *entry.nominated) {
     entry.nominated.reset();
     entry.nominated_until.reset();
   }
   // The watch settles an assumption: the pod is bound (to whichever node), or finished.
-  if (!pod.spec.node_name.empty() || IsTerminal(pod)) {
+  if (!pod.spec.node_name.empty() || pod.Finished()) {
     entry.assumed_node.clear();
     if (entry.assume_expiry.has_value()) expiring_.erase(pod.meta.uid);
     entry.assume_expiry.reset();
@@ -538,7 +534,7 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
       job.priority = pod.spec.priority.value_or(default_priority.value_or(0));
       job.priority_class_name = pod.spec.priority_class_name;
       job.creation = pod.meta.creation_timestamp;
-      job.phase = pod.spec.node_name.empty() && !IsTerminal(pod) ? PodGroupPhase::kInqueue
+      job.phase = pod.spec.node_name.empty() && !pod.Finished() ? PodGroupPhase::kInqueue
                                                                  : PodGroupPhase::kRunning;
     } else if (members.group != nullptr) {
       const auto& shown =

@@ -39,10 +39,6 @@ bool HasTrue(const Pod& pod, std::string_view type, std::string_view reason = {}
   return c != nullptr && c->IsTrue() && (reason.empty() || c->reason == reason);
 }
 
-bool IsTerminal(const Pod& pod) {
-  return pod.status.phase == PodPhase::kSucceeded || pod.status.phase == PodPhase::kFailed;
-}
-
 bool IsReady(const Pod& pod) {
   return pod.status.phase == PodPhase::kRunning && HasTrue(pod, "Ready");
 }
@@ -179,7 +175,7 @@ class Planner {
           if (!pod->meta.deletion_timestamp.has_value()) ++task.counts.pending;
           break;
       }
-      if (IsTerminal(*pod)) {
+      if (pod->Finished()) {
         const Clock::WallTime at = StoppedAt(*pod, obs_.now);
         if (!task.last_finished.has_value() || *task.last_finished < at) task.last_finished = at;
       }
@@ -249,7 +245,7 @@ class Planner {
     });
     for (const GonePod* g : gone) {
       const std::string task = Label(g->last.meta.labels, kTaskLabel);
-      if (!IsCurrent(g->last, task) || IsTerminal(g->last)) continue;
+      if (!IsCurrent(g->last, task) || g->last.Finished()) continue;
       const std::optional<JobEvent> event = StopEventOf(g->last, true);
       if (Occur(task, Occurrence{*event, std::nullopt}, g->seen_at,
                 "pod " + g->last.meta.name + " was deleted")) {
@@ -515,7 +511,7 @@ class Planner {
   std::int32_t StopUnfinished() {
     std::int32_t unfinished = 0;
     for (const PodView& p : pods_) {
-      if (IsTerminal(*p.pod)) continue;
+      if (p.pod->Finished()) continue;
       ++unfinished;
       Delete(*p.pod);
     }

@@ -137,6 +137,12 @@ class World {
     pods_.erase(name);
     gone_.push_back(GonePod{p, now_});
   }
+  // Deleted with kubectl delete pod: nothing on it says why.
+  void DeleteByHand(const std::string& name) {
+    Pod p = pods_.at(name);
+    pods_.erase(name);
+    gone_.push_back(GonePod{p, now_});
+  }
   void SetUnschedulable(Clock::WallTime since) {
     ASSERT_TRUE(group_.has_value());
     group_->status.conditions = {
@@ -370,8 +376,9 @@ TEST(BatchJobSyncTest, APodDeletedByHandIsAnEvictionNotAFailure) {
   world.Settle();
   world.RunAll();
   world.Settle();
-  world.Evict("j-ps-0", /*preempted=*/false);
+  world.DeleteByHand("j-ps-0");
   world.Sync();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRestarting);
   EXPECT_EQ(world.status().conditions.back().condition.reason, "PodEvicted");
   EXPECT_EQ(world.status().retry_count, 0);
 }

@@ -7,20 +7,10 @@
 #include <utility>
 
 #include "arbiter/base/status.h"
+#include "arbiter/model/batch_job.h"
 
 namespace arbiter::controllers {
 namespace {
-
-bool Finished(const Pod& pod) {
-  return pod.status.phase == PodPhase::kSucceeded || pod.status.phase == PodPhase::kFailed;
-}
-
-const OwnerReference* ControllerOf(const Pod& pod) {
-  for (const OwnerReference& ref : pod.meta.owner_references) {
-    if (ref.controller) return &ref;
-  }
-  return nullptr;
-}
 
 bool SameOwner(const OwnerReference* a, const OwnerReference* b) {
   if (a == nullptr || b == nullptr) return a == b;
@@ -50,13 +40,10 @@ UpkeepPlan PlanPodGroupUpkeep(const std::vector<const Pod*>& pods,
   // Pods by the group they name, in name order (a deterministic "first pod").
   std::map<std::string, std::vector<const Pod*>> by_group;
   for (const Pod* pod : pods) {
-    if (pod->spec.scheduler_name != scheduler_name || Finished(*pod)) continue;
+    if (pod->spec.scheduler_name != scheduler_name || pod->Finished()) continue;
     // A BatchJob's pods have the group their job made (or will make again).
-    const OwnerReference* owner = ControllerOf(*pod);
-    if (owner != nullptr && owner->kind == "BatchJob" &&
-        owner->api_version.starts_with("arbiter.dev/")) {
-      continue;
-    }
+    const OwnerReference* owner = pod->meta.Controller();
+    if (owner != nullptr && IsBatchJobReference(*owner)) continue;
     const std::string group = PodGroupNameOf(*pod);
     if (group.empty()) continue;
     std::string key = pod->meta.namespace_name + "/" + group;
@@ -80,11 +67,11 @@ UpkeepPlan PlanPodGroupUpkeep(const std::vector<const Pod*>& pods,
       }
     }
     if (bad) continue;
-    const OwnerReference* owner = ControllerOf(first);
+    const OwnerReference* owner = first.meta.Controller();
     bool one_owner = true;
     std::int32_t of_first_owner = 0;
     for (const Pod* pod : members) {
-      const bool same = SameOwner(ControllerOf(*pod), owner);
+      const bool same = SameOwner(pod->meta.Controller(), owner);
       one_owner = one_owner && same;
       of_first_owner += same ? 1 : 0;
     }

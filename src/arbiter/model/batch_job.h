@@ -165,6 +165,11 @@ struct BatchJobStatus {
   friend bool operator==(const BatchJobStatus&, const BatchJobStatus&) = default;
 };
 
+// Whether `ref` names a BatchJob (of any arbiter.dev version).
+inline bool IsBatchJobReference(const OwnerReference& ref) {
+  return ref.kind == "BatchJob" && ref.api_version.starts_with("arbiter.dev/");
+}
+
 struct BatchJob {
   ObjectMeta meta;
   BatchJobSpec spec;

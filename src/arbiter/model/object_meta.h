@@ -44,6 +44,13 @@ struct ObjectMeta {
 
   // "namespace/name", or "name" for a cluster-scoped object: how logs and errors name it.
   std::string Key() const { return namespace_name.empty() ? name : namespace_name + "/" + name; }
+  // The owner reference marked controller (a pod's ReplicaSet, Job, BatchJob...), or nullptr.
+  const OwnerReference* Controller() const {
+    for (const OwnerReference& ref : owner_references) {
+      if (ref.controller) return &ref;
+    }
+    return nullptr;
+  }
   friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;
 };
 

@@ -137,6 +137,10 @@ struct Pod {
   // The pod's effective request (see the header comment). Fails only on int64 overflow, naming
   // the resource.
   StatusOr<ResourceList> EffectiveRequest() const;
+  // Succeeded or Failed: it will not run again.
+  bool Finished() const {
+    return status.phase == PodPhase::kSucceeded || status.phase == PodPhase::kFailed;
+  }
 
   friend bool operator==(const Pod&, const Pod&) = default;
 };

@@ -60,12 +60,8 @@ namespace {
 
 // The uid of the BatchJob that controls `pod`, or empty.
 std::string JobUidOf(const Pod& pod) {
-  for (const OwnerReference& ref : pod.meta.owner_references) {
-    if (ref.controller && ref.kind == "BatchJob" && ref.api_version.starts_with("arbiter.dev/")) {
-      return ref.uid;
-    }
-  }
-  return {};
+  const OwnerReference* owner = pod.meta.Controller();
+  return owner != nullptr && IsBatchJobReference(*owner) ? owner->uid : std::string();
 }
 
 }  // namespace

@@ -134,6 +134,20 @@ TEST(UnschedulablePatchTest, SetsTheConditionWithTheUidAsGuard) {
   })"));
 }
 
+TEST(DisruptionTargetPatchTest, MarksThePodPreemptedTwiceOverWithTheUidAsGuard) {
+  // arbiter.dev/Preempted survives the Eviction API, which rewrites DisruptionTarget's reason.
+  nlohmann::json patch = nlohmann::json::parse(
+      DisruptionTargetPatch("uid-1", "PreemptionByScheduler", "preempted by ns/high", At(kT)));
+  EXPECT_EQ(patch, nlohmann::json::parse(R"({
+    "metadata": {"uid": "uid-1"},
+    "status": {"conditions": [
+      {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+       "message": "preempted by ns/high", "lastTransitionTime": "2023-11-14T22:13:20Z"},
+      {"type": "arbiter.dev/Preempted", "status": "True", "reason": "PreemptionByScheduler",
+       "message": "preempted by ns/high", "lastTransitionTime": "2023-11-14T22:13:20Z"}]}
+  })"));
+}
+
 TEST(UnschedulablePatchTest, KeepsTheTransitionTimeWhileTheConditionStaysFalse) {
   std::vector<Condition> observed = {PodScheduled("False", "Unschedulable", "old", At(kT - 60))};
   nlohmann::json patch =

@@ -13,10 +13,6 @@ namespace arbiter::sim {
 
 namespace {
 
-bool Terminal(const Pod& pod) {
-  return pod.status.phase == PodPhase::kSucceeded || pod.status.phase == PodPhase::kFailed;
-}
-
 // The job a pod belongs to: its group, or itself when it names none.
 std::string JobKeyOf(const Pod& pod) {
   const std::string group = PodGroupNameOf(pod);
@@ -24,7 +20,7 @@ std::string JobKeyOf(const Pod& pod) {
 }
 
 // On a node and not finished: holds room there.
-bool HoldsNode(const Pod& pod) { return !pod.spec.node_name.empty() && !Terminal(pod); }
+bool HoldsNode(const Pod& pod) { return !pod.spec.node_name.empty() && !pod.Finished(); }
 
 class Checker {
  public:
@@ -222,7 +218,7 @@ class Checker {
   // bound by this session) and not finished nor being deleted, or finished well.
   bool Counts(const std::string& uid, const Pod& pod) const {
     if (pod.status.phase == PodPhase::kSucceeded) return true;
-    if (Terminal(pod) || pod.meta.deletion_timestamp.has_value()) return false;
+    if (pod.Finished() || pod.meta.deletion_timestamp.has_value()) return false;
     return !pod.spec.node_name.empty() || bound_now_.contains(uid);
   }
 
@@ -312,7 +308,7 @@ class Checker {
       const std::string job =
           pod.meta.namespace_name + "/" + (group.empty() ? pod.meta.name : group);
       if (job != key || pod.spec.scheduler_name != cluster_.scheduler_name()) continue;
-      const bool nominated = pod.spec.node_name.empty() && !Terminal(pod) &&
+      const bool nominated = pod.spec.node_name.empty() && !pod.Finished() &&
                              !pod.meta.deletion_timestamp.has_value() &&
                              !pod.status.nominated_node_name.empty();
       placed += (Counts(uid, pod) || nominated) ? 1 : 0;
@@ -330,7 +326,7 @@ class Checker {
     const Queue& queue = queue_it->second;
     ResourceList allocated;
     for (const auto& [uid, pod] : cluster_.pods()) {
-      if (pod.spec.scheduler_name != cluster_.scheduler_name() || Terminal(pod) ||
+      if (pod.spec.scheduler_name != cluster_.scheduler_name() || pod.Finished() ||
           pod.meta.deletion_timestamp.has_value() ||
           (pod.spec.node_name.empty() && !bound_now_.contains(uid))) {
         continue;
@@ -386,7 +382,7 @@ class Checker {
     }
     if (binds.empty()) return;
     for (const auto& [uid, pod] : cluster_.pods()) {
-      if (Terminal(pod) || pod.meta.deletion_timestamp.has_value()) continue;
+      if (pod.Finished() || pod.meta.deletion_timestamp.has_value()) continue;
       auto now = bound_now_.find(uid);
       const std::string& on =
           !pod.spec.node_name.empty()

@@ -265,10 +265,6 @@ void SimulatedCluster::WriteQueueStatus(const QueueUpdate& update) {
 
 namespace {
 
-bool Terminal(const Pod& pod) {
-  return pod.status.phase == PodPhase::kSucceeded || pod.status.phase == PodPhase::kFailed;
-}
-
 std::string GroupKeyOf(const Pod& pod) {
   const std::string group = PodGroupNameOf(pod);
   return group.empty() ? "" : pod.meta.namespace_name + "/" + group;
@@ -303,7 +299,7 @@ class ExpectationChecker {
     for (const auto& [group, expected] : e.bound_count) {
       std::int32_t n = 0;
       for (const auto& [uid, pod] : cluster_.pods()) {
-        n += (GroupKeyOf(pod) == group && !pod.spec.node_name.empty() && !Terminal(pod)) ? 1 : 0;
+        n += (GroupKeyOf(pod) == group && !pod.spec.node_name.empty() && !pod.Finished()) ? 1 : 0;
       }
       if (n != expected) {
         Fail("expected " + std::to_string(expected) + " pods of " + group + " on nodes, got " +
