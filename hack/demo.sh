@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The demo: Arbiter gang-scheduling the sample jobs of examples/ on a local cluster.
 #   hack/demo.sh          install what is missing, build, start the local cluster "demo" (4 nodes
-#                         x 8 CPU x 32Gi), run arbiter-scheduler, submit examples/ and show which
-#                         pods run, which job waits and why, and what to try next
+#                         x 8 CPU x 32Gi), run arbiter-scheduler and arbiter-controller, submit
+#                         examples/ and show which pods run, which job waits and why, then submit
+#                         a BatchJob (examples/batchjob/tensorflow.yaml), and what to try next
 #   hack/demo.sh --no-build   the same, without installing and building (use what is built)
-#   hack/demo.sh --down   stop the scheduler and the cluster
-# Running it again reuses the cluster, restarts the scheduler and submits the examples afresh.
+#   hack/demo.sh --down   stop the scheduler, the controller and the cluster
+# Running it again reuses the cluster, restarts the daemons and submits the examples afresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -18,6 +19,9 @@ log_file=$state_dir/scheduler.log
 kubeconfig=$root/_output/cluster/$name/kubeconfig
 kubectl_bin=$root/_output/bin/kubectl
 scheduler_bin=$root/build/bin/arbiter-scheduler
+controller_bin=$root/build/bin/arbiter-controller
+controller_pid_file=$state_dir/controller.pid
+controller_log_file=$state_dir/controller.log
 ns=demo
 
 down=0 build=1
@@ -25,7 +29,7 @@ while (($#)); do
   case $1 in
     --down) down=1; shift ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "demo.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -60,25 +64,33 @@ wait_for() {
 # The command line of process $1 ('' once it has exited: a zombie has none).
 cmdline_of() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null || true; }
 
-# The scheduler we started, if it still runs (its pid, and the process is still that binary).
-scheduler_pid() {
-  [[ -f $pid_file ]] || return 1
+# daemon_pid BINARY PID_FILE: the daemon we started, if it still runs (its pid, and the process
+# is still that binary).
+daemon_pid() {
+  [[ -f $2 ]] || return 1
   local pid
-  pid=$(<"$pid_file")
-  [[ $pid =~ ^[0-9]+$ && $(cmdline_of "$pid") == *arbiter-scheduler* ]] || return 1
+  pid=$(<"$2")
+  [[ $pid =~ ^[0-9]+$ && $(cmdline_of "$pid") == *"$1"* ]] || return 1
   echo "$pid"
 }
+scheduler_pid() { daemon_pid arbiter-scheduler "$pid_file"; }
+controller_pid() { daemon_pid arbiter-controller "$controller_pid_file"; }
 
-stop_scheduler() {
+# stop_daemon BINARY PID_FILE
+stop_daemon() {
   local pid
-  if pid=$(scheduler_pid); then
-    echo "    stopping arbiter-scheduler (pid $pid)"
+  if pid=$(daemon_pid "$1" "$2"); then
+    echo "    stopping $1 (pid $pid)"
     kill -TERM "$pid" 2>/dev/null || true
     local deadline=$(($(now_ms) + 10000))
     while kill -0 "$pid" 2>/dev/null && (($(now_ms) < deadline)); do sleep 0.2; done
     if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
   fi
-  rm -f "$pid_file"
+  rm -f "$2"
+}
+stop_daemons() {
+  stop_daemon arbiter-controller "$controller_pid_file"
+  stop_daemon arbiter-scheduler "$pid_file"
 }
 
 cluster_ready() {
@@ -88,9 +100,9 @@ cluster_ready() {
 
 if ((down)); then
   step "Stopping the demo"
-  stop_scheduler
+  stop_daemons
   hack/cluster/down.sh --name "$name"
-  echo "    stopped (the scheduler's log stays in ${log_file#"$root"/})"
+  echo "    stopped (the logs stay in ${log_file#"$root"/} and ${controller_log_file#"$root"/})"
   exit 0
 fi
 
@@ -103,7 +115,9 @@ if ((build)); then
   step "Building the local cluster's binaries (hack/cluster/build.sh; 10-25 minutes the first time, then cached)"
   hack/cluster/build.sh
 fi
-[[ -x $scheduler_bin ]] || die "$scheduler_bin is missing: run hack/build.sh (or hack/demo.sh without --no-build)"
+for bin in "$scheduler_bin" "$controller_bin"; do
+  [[ -x $bin ]] || die "$bin is missing: run hack/build.sh (or hack/demo.sh without --no-build)"
+done
 
 # ---- cluster -------------------------------------------------------------------------------------
 mkdir -p "$state_dir"
@@ -121,14 +135,14 @@ kubectl get nodes
 step "Installing the CRDs (kubectl apply -f deploy/crds/)"
 kubectl apply -f deploy/crds/
 kubectl wait --for condition=Established --timeout=60s \
-  crd/podgroups.arbiter.dev crd/queues.arbiter.dev >/dev/null
+  crd/podgroups.arbiter.dev crd/queues.arbiter.dev crd/batchjobs.arbiter.dev >/dev/null
 
-# ---- a clean slate: no scheduler, no pods of an earlier run --------------------------------------
-stop_scheduler
+# ---- a clean slate: no daemons, no pods of an earlier run ----------------------------------------
+stop_daemons
 if kubectl get namespace "$ns" >/dev/null 2>&1; then
   step "Removing the examples of an earlier run"
-  kubectl -n "$ns" delete pods,podgroups --all --wait=false
-  no_pods_left() { [[ -z $(kubectl -n "$ns" get pods,podgroups -o name 2>/dev/null) ]]; }
+  kubectl -n "$ns" delete batchjobs,pods,podgroups --all --wait=false
+  no_pods_left() { [[ -z $(kubectl -n "$ns" get batchjobs,pods,podgroups -o name 2>/dev/null) ]]; }
   wait_for "the old pods and groups to be gone" 60 no_pods_left || die "old pods remain"
   # Their events too: the new pods have the same names, and `kubectl get events` would mix them.
   kubectl -n "$ns" delete events --all >/dev/null
@@ -155,6 +169,24 @@ scheduler_up() {
 }
 wait_for "arbiter-scheduler to start (it creates Queue 'default')" 60 scheduler_up ||
   { tail -n 30 "$log_file"; die "arbiter-scheduler did not start"; }
+
+step "Starting arbiter-controller, which runs BatchJobs (log: ${controller_log_file#"$root"/})"
+echo "---- $(date -Is) hack/demo.sh starts arbiter-controller ----" >>"$controller_log_file"
+setsid "$controller_bin" --kubeconfig "$kubeconfig" -v 2 </dev/null >>"$controller_log_file" 2>&1 &
+started=$!
+echo "$started" >"$controller_pid_file"
+# It logs "starting controller" once the CRDs are served and its watches start.
+controller_up() {
+  if ! controller_pid >/dev/null; then
+    [[ -n $(cmdline_of "$started") ]] && return 1
+    echo
+    tail -n 30 "$controller_log_file"
+    die "arbiter-controller exited"
+  fi
+  tail -n 5 "$controller_log_file" | grep -q 'starting controller'
+}
+wait_for "arbiter-controller to start" 60 controller_up ||
+  { tail -n 30 "$controller_log_file"; die "arbiter-controller did not start"; }
 
 # ---- the examples --------------------------------------------------------------------------------
 step "Submitting the examples (kubectl apply -f examples/)"
@@ -236,6 +268,27 @@ $winner runs whole, beside tf-mnist and the single pods. $loser waits whole and 
 $why When $winner's pods finish (60 s after they started), $loser starts, all 5 pods in the same
 session. The rules: docs/gang.md.
 EOF
+# ---- a BatchJob ----------------------------------------------------------------------------------
+step "A BatchJob: kubectl apply -f examples/batchjob/tensorflow.yaml"
+kubectl apply -f examples/batchjob/tensorflow.yaml
+bj_running() { [[ $(kubectl -n "$ns" get batchjob tf-train -o jsonpath='{.status.phase}') == Running ]]; }
+if ! wait_for "arbiter-controller to make its PodGroup and pods, and the job to run" 60 bj_running; then
+  kubectl -n "$ns" get batchjobs,podgroups,pods -o wide || true
+  echo "---- last 40 lines of ${controller_log_file#"$root"/} ----"
+  tail -n 40 "$controller_log_file"
+  die "BatchJob tf-train did not run (the cluster and daemons are still up; hack/demo.sh --down stops them)"
+fi
+step "kubectl -n $ns get batchjobs"
+kubectl -n "$ns" get batchjobs
+step "What arbiter-controller made for it: its pods, PodGroup, headless Service and hosts ConfigMap"
+kubectl -n "$ns" get pods,podgroups,services,configmaps -l arbiter.dev/job-name=tf-train
+echo
+fmt -w 100 <<EOF
+tf-train's parameter server and 3 workers run as one gang (minMember 3), made by arbiter-controller
+from one object. When the workers finish (60 s), the job is Completed, its parameter server is
+stopped, and 5 minutes later the job is deleted with everything it owns. docs/batchjob.md.
+EOF
+
 cat <<EOF
 
 Try next (in this shell, first):
@@ -243,14 +296,16 @@ Try next (in this shell, first):
   export PATH=$root/_output/bin:\$PATH
 
 EOF
-try() { printf '  %-52s # %s\n' "$1" "$2"; }
+try() { printf '  %-54s # %s\n' "$1" "$2"; }
 try "kubectl -n $ns get pods -o wide -w" "watch $winner finish and $loser start, whole"
 try "kubectl -n $ns get podgroups -w" "phases: Pending -> (Inqueue) -> Running -> Completed"
 try "kubectl -n $ns describe podgroup $loser" "its status and conditions"
 try "kubectl -n $ns get events --sort-by=.lastTimestamp" "Scheduled / FailedScheduling, and why"
 try "kubectl get queues" "the queue's deserved share and what it has allocated"
 try "tail -f ${log_file#"$root"/}" "its sessions and binds, as they happen"
-try "kubectl -n $ns delete pods,podgroups --all" "clear the examples, then submit them again:"
+try "kubectl -n $ns get batchjobs -w" "tf-train: Running -> Completing -> Completed"
+try "kubectl apply -f examples/batchjob/" "an MPI-like job and one with a retry policy too"
+try "kubectl -n $ns delete batchjobs,pods,podgroups --all" "clear the examples, then submit them again:"
 try "kubectl apply -f examples/" "(or just run hack/demo.sh again)"
 cat <<EOF
 
