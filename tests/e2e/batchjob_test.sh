@@ -10,7 +10,10 @@
 #     and a watch of its pods never sees a new attempt's pod beside an old one's;
 #  5. an MPI-like job: its launcher is made only once both workers are Ready;
 #  6. the controller killed while a job restarts, and started again: the job ends as an
-#     uninterrupted one does (one restart, then Failed after its second failure).
+#     uninterrupted one does (one restart, then Failed after its second failure);
+#  7. a job of priority low and maxRetry 0 (3 pods, the whole node) preempted by a pod of priority
+#     high: it restarts (reason PodPreempted, preemptionCount 1) without using a retry (retryCount
+#     0, not Failed), waits while the pod of high runs, and runs again once it is gone.
 # shellcheck source-path=SCRIPTDIR disable=SC2119,SC2016  # optional flags; eval '...' on purpose
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -183,5 +186,43 @@ wait_until "job crash ends Failed after one restart, as an uninterrupted run doe
   eval 'bj_phase_is crash Failed && [[ $(bj_field crash .status.retryCount) == 1 && $(bj_field crash .status.attempt) == 1 ]]'
 expect "no pod of job crash is left running" \
   eval '[[ -z $(job_pods crash | awk "\$3 == \"Running\" || \$3 == \"Pending\"") ]]'
+
+# ---- 7. preempted: a restart that uses no retry ---------------------------------------------------
+{
+  priorityclass_yaml low 10
+  priorityclass_yaml high 1000
+  cat <<YAML
+---
+apiVersion: arbiter.dev/v1alpha1
+kind: BatchJob
+metadata: {name: victim, namespace: $E2E_NS}
+spec:
+  priorityClassName: low
+  maxRetry: 0
+  tasks:
+    - name: w
+      replicas: 3
+      template:
+        spec:
+          terminationGracePeriodSeconds: 0
+          containers: [{name: main, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1"}}}]
+YAML
+} | apply_yaml
+wait_until "job victim runs on the whole node" 60 bj_phase_is victim Running
+pod_yaml urgent cpu=1 priority=high | apply_yaml
+wait_until "the pod of priority high runs" 60 pod_phase_is urgent Running
+victim_restarted() {
+  [[ $(bj_field victim .status.preemptionCount) == 1 &&
+    $(bj_field victim '.status.conditions[?(@.type=="Restarting")].reason') == PodPreempted ]]
+}
+wait_until "job victim restarted for a preemption (preemptionCount 1, reason PodPreempted)" 30 \
+  victim_restarted
+expect "the restart used no retry (retryCount $(bj_field victim .status.retryCount), phase $(bj_field victim .status.phase))" \
+  eval '[[ $(bj_field victim .status.retryCount) == 0 && $(bj_field victim .status.phase) != Fail* ]]'
+holds_for "job victim waits, whole, while the pod of high runs" 3 \
+  eval 'bj_phase_is victim Pending && bound_is arbiter.dev/job-name=victim 0'
+kn delete pod urgent >/dev/null
+wait_until "job victim runs again once the pod of high is gone" 60 bj_phase_is victim Running
+expect "still no retry used" eval '[[ $(bj_field victim .status.retryCount) == 0 ]]'
 
 e2e_done

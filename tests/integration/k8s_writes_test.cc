@@ -125,9 +125,23 @@ TEST_F(WritesTest, InvalidObjectsAreInvalidArgument) {
 TEST_F(WritesTest, EvictionRemovesThePodAndAMissingPodIsFine) {
   std::string uid = CreatePod("p");
   ASSERT_TRUE(Bind(*api_, ns_, "p", uid, node_).ok());
-  Status evicted = Evict(*api_, ns_, "p", 0);
+  Status evicted = Evict(*api_, ns_, "p", uid, 0);
   ASSERT_TRUE(evicted.ok()) << evicted;
-  EXPECT_TRUE(Evict(*api_, ns_, "never-existed", 0).ok());
+  EXPECT_TRUE(Evict(*api_, ns_, "never-existed", "some-uid", 0).ok());
+}
+
+TEST_F(WritesTest, EvictionSparesAPodThatReplacedTheOneDecidedFor) {
+  // A job controller recreated the pod under the same name: the pod decided for is gone (OK),
+  // and the new one is not evicted.
+  std::string uid = CreatePod("p");
+  ASSERT_TRUE(Bind(*api_, ns_, "p", uid, node_).ok());
+  Status evicted = Evict(*api_, ns_, "p", "uid-of-an-earlier-pod-p", 0);
+  ASSERT_TRUE(evicted.ok()) << evicted;
+  StatusOr<std::string> pod = api_->Get(PodPath("p"));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(nlohmann::json::parse(*pod)["metadata"].count("deletionTimestamp"), 0U) << *pod;
+  EXPECT_TRUE(PodGoneOrReplaced(*api_, ns_, "p", "uid-of-an-earlier-pod-p"));
+  EXPECT_FALSE(PodGoneOrReplaced(*api_, ns_, "p", uid));
 }
 
 TEST_F(WritesTest, EvictionBlockedByABudgetIsResourceExhausted) {
@@ -145,9 +159,9 @@ TEST_F(WritesTest, EvictionBlockedByABudgetIsResourceExhausted) {
   ASSERT_TRUE(
       api_->Create("/apis/policy/v1/namespaces/" + ns_ + "/poddisruptionbudgets", pdb.dump()).ok());
   // A dry run hears the same "no" (what the binder asks before a preemption's evictions).
-  Status dry_run = Evict(*api_, ns_, "p", 0, /*dry_run=*/true);
+  Status dry_run = Evict(*api_, ns_, "p", uid, 0, /*dry_run=*/true);
   EXPECT_EQ(dry_run.code(), StatusCode::kResourceExhausted) << dry_run;
-  Status evicted = Evict(*api_, ns_, "p", 0);
+  Status evicted = Evict(*api_, ns_, "p", uid, 0);
   // Without a disruption controller the budget's status is never computed, so the API server
   // refuses every eviction it covers: exactly the "no" we must surface, not retry.
   EXPECT_EQ(evicted.code(), StatusCode::kResourceExhausted) << evicted;
@@ -158,7 +172,7 @@ TEST_F(WritesTest, ADryRunEvictionLeavesThePod) {
   std::string uid = CreatePod("p");
   ASSERT_TRUE(Bind(*api_, ns_, "p", uid, node_).ok());
   ASSERT_TRUE(WaitForPhase("p", "Running")) << "pod never became Running";
-  Status dry_run = Evict(*api_, ns_, "p", 0, /*dry_run=*/true);
+  Status dry_run = Evict(*api_, ns_, "p", uid, 0, /*dry_run=*/true);
   ASSERT_TRUE(dry_run.ok()) << dry_run;
   StatusOr<std::string> pod = api_->Get(PodPath("p"));
   ASSERT_TRUE(pod.ok()) << pod.status();

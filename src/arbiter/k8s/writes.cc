@@ -34,8 +34,17 @@ StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
   return created.status();
 }
 
+bool PodGoneOrReplaced(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,
+                       std::string_view uid) {
+  StatusOr<std::string> pod = api.Get(PodPath(namespace_name, pod_name));
+  if (!pod.ok()) return pod.status().code() == StatusCode::kNotFound;
+  const nlohmann::json object = nlohmann::json::parse(*pod, nullptr, false);
+  if (!object.is_object() || !object.contains("metadata")) return false;
+  return object["metadata"].value("uid", "") != uid;
+}
+
 Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,
-             std::int64_t grace_period_seconds, bool dry_run) {
+             std::string_view uid, std::int64_t grace_period_seconds, bool dry_run) {
   nlohmann::json eviction = {
       {"apiVersion", "policy/v1"},
       {"kind", "Eviction"},
@@ -43,6 +52,7 @@ Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view p
       {"deleteOptions", {{"gracePeriodSeconds", grace_period_seconds}}},
   };
   if (dry_run) eviction["deleteOptions"]["dryRun"] = nlohmann::json::array({"All"});
+  if (!uid.empty()) eviction["deleteOptions"]["preconditions"]["uid"] = uid;
   HttpRequest request;
   request.method = "POST";
   request.path = PodPath(namespace_name, pod_name) + "/eviction";
@@ -52,6 +62,11 @@ Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view p
   if (response.status >= 200 && response.status < 300) return Status::Ok();
   Status status = StatusFromResponse(request, response);
   if (status.code() == StatusCode::kNotFound) return Status::Ok();
+  // A failed uid precondition is a 409, as are other conflicts: only a look tells them apart.
+  if (status.code() == StatusCode::kAborted && !uid.empty() &&
+      PodGoneOrReplaced(api, namespace_name, pod_name, uid)) {
+    return Status::Ok();
+  }
   return status;
 }
 

@@ -30,9 +30,16 @@ StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
 // Evicts a pod through the policy/v1 Eviction subresource, honouring PodDisruptionBudgets: when
 // a budget forbids it the result is RESOURCE_EXHAUSTED with the server's reason (not retried
 // here: the evictor decides when to try again). A pod already gone is OK. With `dry_run`, the API
-// server checks everything (budgets included) and evicts nothing.
+// server checks everything (budgets included) and evicts nothing. A non-empty `uid` is a
+// precondition: a pod of the same name that replaced the one decided for (a job controller may
+// recreate its pods at once) is not evicted, and that is OK too, as the pod decided for is gone.
 Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,
-             std::int64_t grace_period_seconds, bool dry_run = false);
+             std::string_view uid, std::int64_t grace_period_seconds, bool dry_run = false);
+
+// Whether the pod `uid` is gone: no pod of that name, or one with another uid. An API error reads
+// as false (not known to be gone).
+bool PodGoneOrReplaced(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,
+                       std::string_view uid);
 
 // Reads the object at `path`, lets `mutate` turn its JSON into the new object's JSON (keeping
 // metadata.resourceVersion, which makes the write conditional), and PUTs it to `path` +

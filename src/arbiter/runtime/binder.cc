@@ -46,7 +46,10 @@ Binder::BindFunction Binder::BindWithApi(k8s::ApiClient& api) {
 
 Binder::EvictFunction Binder::EvictWithApi(k8s::ApiClient& api, const Clock& clock) {
   return [&api, &clock](const EvictDecision& e, bool dry_run) {
-    if (dry_run) return k8s::Evict(api, e.namespace_name, e.pod_name, e.grace_period_seconds, true);
+    if (dry_run) {
+      return k8s::Evict(api, e.namespace_name, e.pod_name, e.pod_uid, e.grace_period_seconds,
+                        true);
+    }
     // The condition first, as kube-scheduler does: whoever watches the pod (its job controller)
     // learns that the coming deletion is a disruption, not a failure of the pod.
     Status marked =
@@ -55,8 +58,12 @@ Binder::EvictFunction Binder::EvictWithApi(k8s::ApiClient& api, const Clock& clo
                   k8s::PatchType::kStrategicMerge)
             .status();
     if (marked.code() == StatusCode::kNotFound) return Status::Ok();  // gone already
+    // The uid guard refuses a pod of the same name that replaced the victim: the victim is gone.
+    if (!marked.ok() && k8s::PodGoneOrReplaced(api, e.namespace_name, e.pod_name, e.pod_uid)) {
+      return Status::Ok();
+    }
     if (!marked.ok()) return marked.WithContext("marking DisruptionTarget");
-    return k8s::Evict(api, e.namespace_name, e.pod_name, e.grace_period_seconds);
+    return k8s::Evict(api, e.namespace_name, e.pod_name, e.pod_uid, e.grace_period_seconds);
   };
 }
 
