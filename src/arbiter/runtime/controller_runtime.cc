@@ -273,6 +273,10 @@ void ControllerRuntime::Loop() {
     if (elector_ != nullptr && !elector_->IsLeader()) continue;
     Reconcile();
   }
+  ARBITER_LOG(kInfo) << "controller stopped reconciles=" << reconciles_.load()
+                     << " jobs_synced=" << jobs_synced_.load()
+                     << " job_writes=" << job_writes_.load()
+                     << " groups_created=" << groups_created_.load();
   std::lock_guard lock(mu_);
   loop_done_ = true;
 }
@@ -393,8 +397,8 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
   // The status first: what the pods are about to become is recorded before they change.
   if (plan.status.has_value()) {
     StatusOr<std::string> written =
-        api_.Patch(job_path + "/status", controllers::JobStatusPatchJson(job, *plan.status),
-                   k8s::PatchType::kMerge);
+        Writer().Patch(job_path + "/status", controllers::JobStatusPatchJson(job, *plan.status),
+                       k8s::PatchType::kMerge);
     if (!written.ok()) {
       // A conflict: the job changed since it was observed; the next plan starts from that.
       if (written.status().code() != StatusCode::kAborted &&
@@ -419,7 +423,7 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
     k8s::DeleteOptions options;
     options.precondition_uid = job.meta.uid;
     options.propagation_policy = "Background";
-    Status deleted = api_.Delete(job_path, options);
+    Status deleted = Writer().Delete(job_path, options);
     if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
       ARBITER_LOG(kWarning) << "batchjob " << key << ": deleting after its TTL: " << deleted;
     }
@@ -427,8 +431,8 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
   }
   if (plan.create_group.has_value()) {
     StatusOr<std::string> created =
-        api_.Create("/apis/arbiter.dev/v1alpha1/namespaces/" + ns + "/podgroups",
-                    PodGroupCreateJson(*plan.create_group));
+        Writer().Create("/apis/arbiter.dev/v1alpha1/namespaces/" + ns + "/podgroups",
+                        PodGroupCreateJson(*plan.create_group));
     if (created.ok() || created.status().code() == StatusCode::kAlreadyExists) {
       std::lock_guard lock(store_mu_);
       created_[key] = clock_.MonotonicNow();
@@ -438,9 +442,9 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
   }
   if ((plan.ensure_service || plan.ensure_hosts) && !aux_made_.contains(job.meta.uid)) {
     StatusOr<std::string> service =
-        api_.Create("/api/v1/namespaces/" + ns + "/services", controllers::JobServiceJson(job));
-    StatusOr<std::string> hosts = api_.Create("/api/v1/namespaces/" + ns + "/configmaps",
-                                              controllers::JobHostsConfigMapJson(job));
+        Writer().Create("/api/v1/namespaces/" + ns + "/services", controllers::JobServiceJson(job));
+    StatusOr<std::string> hosts = Writer().Create("/api/v1/namespaces/" + ns + "/configmaps",
+                                                  controllers::JobHostsConfigMapJson(job));
     const auto fine = [](const StatusOr<std::string>& r) {
       return r.ok() || r.status().code() == StatusCode::kAlreadyExists;
     };
@@ -452,7 +456,7 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
   for (const controllers::PodToDelete& d : plan.delete_pods) {
     k8s::DeleteOptions options;
     options.precondition_uid = d.uid;
-    Status deleted = api_.Delete("/api/v1/namespaces/" + ns + "/pods/" + d.name, options);
+    Status deleted = Writer().Delete("/api/v1/namespaces/" + ns + "/pods/" + d.name, options);
     if (!deleted.ok() && deleted.code() != StatusCode::kNotFound &&
         deleted.code() != StatusCode::kAborted) {
       ARBITER_LOG(kWarning) << "batchjob " << key << ": deleting pod " << d.name << ": " << deleted;
@@ -462,7 +466,7 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
     deleted_[d.uid] = clock_.MonotonicNow();
   }
   for (const controllers::PodToCreate& c : plan.create_pods) {
-    StatusOr<std::string> created = api_.Create("/api/v1/namespaces/" + ns + "/pods", c.json);
+    StatusOr<std::string> created = Writer().Create("/api/v1/namespaces/" + ns + "/pods", c.json);
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
       ReportOnce("batchjob " + key + ": creating pod " + c.name, created.status());
       continue;

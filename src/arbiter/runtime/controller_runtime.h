@@ -86,6 +86,8 @@ class ControllerRuntime {
   std::uint64_t reconciles() const { return reconciles_.load(); }
   std::uint64_t groups_created() const { return groups_created_.load(); }
   std::uint64_t jobs_synced() const { return jobs_synced_.load(); }
+  // API writes made for BatchJobs (statuses, PodGroups, Services, ConfigMaps, pods, deletions).
+  std::uint64_t job_writes() const { return job_writes_.load(); }
 
  private:
   struct Watch {
@@ -107,6 +109,11 @@ class ControllerRuntime {
   void ApplyJobPlan(const BatchJob& job, const controllers::JobPlan& plan);
   // Reports `error` for `what` unless the same message was reported before.
   void ReportOnce(const std::string& what, const Status& error);
+  // The client, for one BatchJob write (counted).
+  k8s::ApiClient& Writer() {
+    ++job_writes_;
+    return api_;
+  }
   void Kick();
   void OnLeadershipLost();
   bool InScope(const std::string& namespace_name) const;
@@ -144,6 +151,7 @@ class ControllerRuntime {
   std::atomic<std::uint64_t> reconciles_{0};
   std::atomic<std::uint64_t> groups_created_{0};
   std::atomic<std::uint64_t> jobs_synced_{0};
+  std::atomic<std::uint64_t> job_writes_{0};
 
   std::unique_ptr<k8s::LeaderElector> elector_;
   std::thread elector_thread_;
