@@ -12,8 +12,9 @@
   batchjobs.py create --ns NS --count N [--threads T] [--scheduler NAME]
       Creates BatchJobs job-0..N-1, each a ps (1 pod) and workers (3 pods) of 100m CPU / 500Mi,
       with T connections in parallel. Prints a JSON summary.
-  batchjobs.py summarize --events FILE --out FILE [--set KEY=VALUE...]
-      submit -> Running p50/p99, jobs/s, and the key/values the script measured.
+  batchjobs.py summarize --events FILE [--pod-events FILE] --out FILE [--set KEY=VALUE...]
+      submit -> Running p50/p99, jobs/s, when the last pod was created and bound (seconds after
+      the first job was seen), and the key/values the script measured.
 """
 
 import argparse
@@ -139,6 +140,23 @@ def summarize(args):
             "makespan_s": round((last - first) / 1000, 3),
             "jobs_per_s": round(len(running) / max((last - first) / 1000, 1e-9), 1),
         })
+    if args.pod_events and created:
+        first = min(created.values())
+        pods_created, pods_bound = [], []
+        with open(args.pod_events, encoding="utf-8") as f:
+            for line in f:
+                parts = line.split()
+                if parts[0] == "A":
+                    pods_created.append(float(parts[2]))
+                elif parts[0] == "B":
+                    pods_bound.append(float(parts[2]))
+        if pods_created and pods_bound:
+            result.update({
+                "pods_created": len(pods_created), "pods_bound": len(pods_bound),
+                "last_pod_created_s": round((max(pods_created) - first) / 1000, 3),
+                "first_pod_bound_s": round((min(pods_bound) - first) / 1000, 3),
+                "last_pod_bound_s": round((max(pods_bound) - first) / 1000, 3),
+            })
     for kv in args.set or []:
         key, value = kv.split("=", 1)
         result[key] = json.loads(value)
@@ -166,6 +184,7 @@ def main():
     p.add_argument("--scheduler", default="")
     p = sub.add_parser("summarize")
     p.add_argument("--events", required=True)
+    p.add_argument("--pod-events", help="bench.py record's file of the jobs' pods")
     p.add_argument("--out", required=True)
     p.add_argument("--set", action="append")
     args = parser.parse_args()

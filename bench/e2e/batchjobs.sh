@@ -6,7 +6,8 @@
 #   * the API server's write rate through one connection, one write after another (how
 #     arbiter-controller writes), measured first on ConfigMaps, and with 4 connections;
 #   * submit -> Running per job (the recorder's watch sees the job, then its phase Running),
-#     p50 and p99, and the makespan (first submit seen -> last job Running);
+#     p50 and p99, and the makespan (first submit seen -> last job Running); when the last pod
+#     was created (the controller's part) and bound (the scheduler's), from a watch of the pods;
 #   * the controller's CPU seconds (user + system) per job and its API writes per job (its own
 #     count, logged when it stops), and the makespan the write rate alone would allow:
 #     writes / writes_per_s.
@@ -112,6 +113,14 @@ recorder_pid=$!
 pids+=("$recorder_pid")
 recorder_ready() { [[ -f $logs/recorder.ready ]]; }
 wait_for "the recorder's watch" 30 recorder_ready
+# The pods too (bench.py's recorder: when each was created and bound), to tell the controller's
+# time from the scheduler's.
+python3 "$HERE/bench.py" record --ns bench-bj --expect $((jobs * 4)) --out "$logs/pod-events" \
+  --ready "$logs/pod-recorder.ready" &
+pod_recorder_pid=$!
+pids+=("$pod_recorder_pid")
+pod_recorder_ready() { [[ -f $logs/pod-recorder.ready ]]; }
+wait_for "the pod recorder's watch" 30 pod_recorder_ready
 
 ticks0=$(proc_ticks "$controller_pid")
 log "submitting $jobs BatchJobs of 4 pods"
@@ -120,6 +129,7 @@ log "  $created"
 recorder_done() { ! kill -0 "$recorder_pid" 2>/dev/null; }
 wait_for "every job Running" $((120 + jobs / 5)) recorder_done
 wait "$recorder_pid" || die "the recorder failed"
+wait "$pod_recorder_pid" || die "the pod recorder failed"
 # Quiesce: the controller's work after the last Running (the status counts) counts too.
 deadline=$(($(now_ms) + 15000)) after=$(proc_ticks "$controller_pid")
 while (($(now_ms) < deadline)); do
@@ -136,7 +146,7 @@ writes=$(sed -n 's/.*controller stopped .* job_writes=\([0-9]*\).*/\1/p' "$logs/
 rate1_value=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["writes_per_s"])' "$rate1")
 cpu_ms=$(((ticks1 - ticks0) * 1000 / HZ))
 
-py summarize --events "$logs/events" --out "$json" \
+py summarize --events "$logs/events" --pod-events "$logs/pod-events" --out "$json" \
   --set "jobs=$jobs" --set "nodes=$nodes" \
   --set "write_rate_1_connection=$rate1" --set "write_rate_4_connections=$rate4" \
   --set "controller_cpu_ms_per_job=$(python3 -c "print(round($cpu_ms / $jobs, 3))")" \
