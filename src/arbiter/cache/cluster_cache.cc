@@ -535,7 +535,7 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
       job.priority_class_name = pod.spec.priority_class_name;
       job.creation = pod.meta.creation_timestamp;
       job.phase = pod.spec.node_name.empty() && !pod.Finished() ? PodGroupPhase::kInqueue
-                                                                 : PodGroupPhase::kRunning;
+                                                                : PodGroupPhase::kRunning;
     } else if (members.group != nullptr) {
       const auto& shown =
           members.group->assumed != nullptr ? members.group->assumed : members.group->group;

@@ -47,8 +47,7 @@ Binder::BindFunction Binder::BindWithApi(k8s::ApiClient& api) {
 Binder::EvictFunction Binder::EvictWithApi(k8s::ApiClient& api, const Clock& clock) {
   return [&api, &clock](const EvictDecision& e, bool dry_run) {
     if (dry_run) {
-      return k8s::Evict(api, e.namespace_name, e.pod_name, e.pod_uid, e.grace_period_seconds,
-                        true);
+      return k8s::Evict(api, e.namespace_name, e.pod_name, e.pod_uid, e.grace_period_seconds, true);
     }
     // The condition first, as kube-scheduler does: whoever watches the pod (its job controller)
     // learns that the coming deletion is a disruption, not a failure of the pod.
