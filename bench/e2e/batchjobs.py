@@ -23,9 +23,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import cluster, now_ms, percentile, run_parallel  # noqa: E402
-
-import http.client  # noqa: E402
+from bench import Watch, percentile, run_parallel  # noqa: E402
 
 
 def write_rate(args):
@@ -45,46 +43,12 @@ def write_rate(args):
     return 0 if not results["errors"] else 1
 
 
-def open_watch(ns, resource_version):
-    host, port, context, token = cluster()
-    conn = http.client.HTTPSConnection(host, port, context=context, timeout=120)
-    query = "watch=1&allowWatchBookmarks=true&timeoutSeconds=3600"
-    if resource_version:
-        query += "&resourceVersion=" + resource_version
-    conn.request("GET", f"/apis/arbiter.dev/v1alpha1/namespaces/{ns}/batchjobs?{query}",
-                 headers={"Authorization": "Bearer " + token, "Accept": "application/json"})
-    response = conn.getresponse()
-    if response.status != 200:
-        sys.exit(f"record: watch failed: HTTP {response.status}: {response.read()[:300]!r}")
-    return conn, response
-
-
 def record(args):
-    conn, response = open_watch(args.ns, "")
-    with open(args.ready, "w", encoding="utf-8"):
-        pass
-    seen, running, version, resumed = set(), set(), "", 0
+    watch = Watch(f"/apis/arbiter.dev/v1alpha1/namespaces/{args.ns}/batchjobs", args.ready)
+    seen, running = set(), set()
     with open(args.out, "w", encoding="utf-8", buffering=1) as out:
         while len(running) < args.expect:
-            try:
-                line = response.readline()
-            except OSError:
-                line = b""
-            if not line:
-                conn.close()
-                resumed += 1
-                if resumed > 20 or not version:
-                    sys.exit(f"record: the watch ended after {len(running)} of {args.expect}")
-                conn, response = open_watch(args.ns, version)
-                continue
-            t = now_ms()
-            event = json.loads(line)
-            if event.get("type") == "ERROR":
-                sys.exit(f"record: watch error: {event.get('object')}")
-            job = event["object"]
-            version = job["metadata"].get("resourceVersion", version)
-            if event.get("type") == "BOOKMARK":
-                continue
+            t, job = watch.next(f"{len(running)} of {args.expect} jobs Running")
             name = job["metadata"]["name"]
             if name not in seen:
                 seen.add(name)
@@ -92,7 +56,7 @@ def record(args):
             if job.get("status", {}).get("phase") == "Running" and name not in running:
                 running.add(name)
                 out.write(f"R {name} {t:.3f}\n")
-        out.write(f"W {resumed}\n")
+        out.write(f"W {watch.resumed}\n")
 
 
 def task(name, replicas, scheduler):

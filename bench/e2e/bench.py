@@ -97,14 +97,14 @@ def now_ms():
     return time.time_ns() / 1e6
 
 
-def open_watch(ns, resource_version):
-    """A watch of the pods of `ns` from `resource_version` ("": from now)."""
+def open_watch(path, resource_version):
+    """A watch of the collection at `path` from `resource_version` ("": from now)."""
     host, port, context, token = cluster()
     conn = http.client.HTTPSConnection(host, port, context=context, timeout=120)
     query = "watch=1&allowWatchBookmarks=true&timeoutSeconds=3600"
     if resource_version:
         query += "&resourceVersion=" + resource_version
-    conn.request("GET", f"/api/v1/namespaces/{ns}/pods?{query}",
+    conn.request("GET", f"{path}?{query}",
                  headers={"Authorization": "Bearer " + token, "Accept": "application/json"})
     response = conn.getresponse()
     if response.status != 200:
@@ -112,36 +112,50 @@ def open_watch(ns, resource_version):
     return conn, response
 
 
-def record(args):
-    conn, response = open_watch(args.ns, "")
-    with open(args.ready, "w", encoding="utf-8"):
-        pass
-    seen, bound, version, resumed = set(), set(), "", 0
-    with open(args.out, "w", encoding="utf-8", buffering=1) as out:
-        while len(bound) < args.expect:
+class Watch:
+    """The objects of a watch on `path`, each with the time (ms) its event arrived; touches
+    `ready` once established. When the server ends the watch (e.g. it found this watcher too slow)
+    it resumes where it stopped: events that happened meanwhile arrive, and are stamped, late."""
+
+    def __init__(self, path, ready):
+        self.path, self.version, self.resumed = path, "", 0
+        self.conn, self.response = open_watch(path, "")
+        with open(ready, "w", encoding="utf-8"):
+            pass
+
+    def next(self, progress):
+        """(ms, object) of the next event that is not a bookmark; `progress` names how far the
+        caller got, for the message when the watch cannot be resumed."""
+        while True:
             try:
-                line = response.readline()
+                line = self.response.readline()
             except OSError:
                 line = b""
             if not line:
-                # The server ended the watch (e.g. it found this watcher too slow): resume where
-                # it stopped. Events that happened meanwhile arrive, and are stamped, late.
-                conn.close()
-                resumed += 1
-                if resumed > 20 or not version:
-                    sys.exit(f"record: the watch ended after {len(bound)} of {args.expect} binds")
-                print(f"record: the watch ended after {len(bound)} binds; resuming from "
-                      f"resourceVersion {version}", file=sys.stderr)
-                conn, response = open_watch(args.ns, version)
+                self.conn.close()
+                self.resumed += 1
+                if self.resumed > 20 or not self.version:
+                    sys.exit(f"record: the watch ended after {progress}")
+                print(f"record: the watch ended after {progress}; resuming from "
+                      f"resourceVersion {self.version}", file=sys.stderr)
+                self.conn, self.response = open_watch(self.path, self.version)
                 continue
             t = now_ms()
             event = json.loads(line)
             if event.get("type") == "ERROR":
                 sys.exit(f"record: watch error: {event.get('object')}")
-            pod = event["object"]
-            version = pod["metadata"].get("resourceVersion", version)
-            if event.get("type") == "BOOKMARK":
-                continue
+            obj = event["object"]
+            self.version = obj["metadata"].get("resourceVersion", self.version)
+            if event.get("type") != "BOOKMARK":
+                return t, obj
+
+
+def record(args):
+    watch = Watch(f"/api/v1/namespaces/{args.ns}/pods", args.ready)
+    seen, bound = set(), set()
+    with open(args.out, "w", encoding="utf-8", buffering=1) as out:
+        while len(bound) < args.expect:
+            t, pod = watch.next(f"{len(bound)} of {args.expect} binds")
             name = pod["metadata"]["name"]
             if name not in seen:
                 seen.add(name)
@@ -150,7 +164,7 @@ def record(args):
             if node and name not in bound:
                 bound.add(name)
                 out.write(f"B {name} {t:.3f} {node}\n")
-        out.write(f"C {cpu_seconds():.3f}\nR {resumed}\n")
+        out.write(f"C {cpu_seconds():.3f}\nR {watch.resumed}\n")
 
 
 POD = {
