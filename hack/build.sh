@@ -18,5 +18,13 @@ while (($#)); do
 done
 
 hack/install-deps.sh
+# Compiles are cached outside the checkout (ccache keyed on paths relative to it), so that a
+# fresh clone on the same machine, which is what CI builds, recompiles only what changed.
+if command -v ccache >/dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+  export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/arbiter/ccache}"
+  export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"
+fi
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" "${targets[@]}"

@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  g++ cmake ninja-build pkg-config git
+  g++ cmake ninja-build pkg-config git ccache
   # LLVM 16: libFuzzer (clang, compiler-rt), clang-format and clang-tidy for lint
   clang-16 libclang-rt-16-dev clang-format-16 clang-tidy-16
   # libraries
