@@ -24,7 +24,9 @@ Options:
                              schedulerName default-scheduler, client QPS/burst 5000)
   --with-controller-manager  also run kube-controller-manager with the controllers that need
                              no kubelet (deployment, replicaset, statefulset, job, cronjob,
-                             disruption, garbage collector, namespace)
+                             disruption, garbage collector, namespace, resourcequota: the
+                             last fills a ResourceQuota's status.hard, without which the
+                             API server refuses pods in its namespace)
   --node-lease-seconds S     node Lease duration kwok keeps renewing every S/4 s, like a
                              kubelet (default: 40); 0 = no leases and no node status heartbeat
                              (cheapest for thousands of nodes)
@@ -432,7 +434,7 @@ if ((with_kcm)); then
     --leader-elect=false \
     --bind-address=127.0.0.1 --secure-port="${port[kcm]}" \
     --cert-dir="$dir/kube-controller-manager-certs" \
-    --controllers=replicaset-controller,deployment-controller,statefulset-controller,job-controller,cronjob-controller,disruption-controller,garbage-collector-controller,namespace-controller \
+    --controllers=replicaset-controller,deployment-controller,statefulset-controller,job-controller,cronjob-controller,disruption-controller,garbage-collector-controller,namespace-controller,resourcequota-controller \
     --kube-api-qps=1000 --kube-api-burst=2000 \
     --profiling=false \
     --v=1

@@ -446,7 +446,7 @@ apply_yaml() {
 
 # queue_yaml NAME key=value...: a Queue. Keys: weight, capability and guarantee (flow maps, e.g.
 # "{cpu: 3}"), parent, state (Open|Closed), team (namespaceSelector matchLabels team=VALUE),
-# reclaimable.
+# reclaimable, quota (spec.quota.enforce: None, Capability or Deserved).
 queue_yaml() {
   local name=$1
   shift
@@ -461,6 +461,7 @@ queue_yaml() {
       weight=* | capability=* | guarantee=* | parent=* | state=* | reclaimable=*)
         echo "  ${kv%%=*}: ${kv#*=}" ;;
       team=*) echo "  namespaceSelector: {matchLabels: {team: \"${kv#*=}\"}}" ;;
+      quota=*) echo "  quota: {enforce: ${kv#*=}}" ;;
       *) fail "queue_yaml: unknown key $kv" ;;
     esac
   done

@@ -228,6 +228,22 @@ void ClusterCache::DeleteQueue(const std::string& name) {
   ++generation_;
 }
 
+void ClusterCache::UpsertResourceQuota(const ResourceQuota& quota) {
+  std::lock_guard lock(mu_);
+  if (QuotaQueueOf(quota).empty()) {
+    quotas_.erase(quota.meta.Key());
+  } else {
+    quotas_[quota.meta.Key()] = quota;
+  }
+  ++generation_;
+}
+
+void ClusterCache::DeleteResourceQuota(const ResourceQuota& quota) {
+  std::lock_guard lock(mu_);
+  quotas_.erase(quota.meta.Key());
+  ++generation_;
+}
+
 void ClusterCache::UpsertPriorityClass(const PriorityClass& priority_class) {
   std::lock_guard lock(mu_);
   priority_classes_[priority_class.meta.name] = priority_class;
@@ -604,7 +620,12 @@ std::shared_ptr<Snapshot> ClusterCache::BuildLocked(Clock::WallTime now) const {
   snapshot->resources = resources_;
   BuildNodesLocked(*snapshot);
   snapshot->queues.reserve(queues_.size());
-  for (const auto& [name, queue] : queues_) snapshot->queues.push_back(QueueInfo{queue});
+  std::map<std::string_view, std::vector<const ResourceQuota*>> quotas;  // by queue
+  for (const auto& [key, quota] : quotas_) quotas[QuotaQueueOf(quota)].push_back(&quota);
+  for (const auto& [name, queue] : queues_) {
+    QueueInfo& info = snapshot->queues.emplace_back(QueueInfo{queue, std::nullopt});
+    if (auto it = quotas.find(name); it != quotas.end()) info.quota_cap = QuotaCap(it->second);
+  }
   BuildJobsLocked(*snapshot);
   for (const auto& [name, labels] : namespaces_) snapshot->namespace_labels.emplace(name, labels);
   return snapshot;

@@ -38,6 +38,7 @@
 #include "arbiter/model/pod_group.h"
 #include "arbiter/model/priority_class.h"
 #include "arbiter/model/queue.h"
+#include "arbiter/model/resource_quota.h"
 
 namespace arbiter {
 
@@ -65,6 +66,10 @@ class ClusterCache {
   void DeleteNamespace(const std::string& name);
   void UpsertPodDisruptionBudget(const PodDisruptionBudget& pdb);
   void DeletePodDisruptionBudget(const PodDisruptionBudget& pdb);
+  // arbiter-controller's ResourceQuotas (kQuotaQueueAnnotation names their queue); others are
+  // ignored.
+  void UpsertResourceQuota(const ResourceQuota& quota);
+  void DeleteResourceQuota(const ResourceQuota& quota);
 
   // The scheduler chose `node_name` for the pod: count it there (TaskState::kBinding) until the
   // watch shows the pod bound, deleted or finished. A pod not in the cache is ignored.
@@ -187,6 +192,7 @@ class ClusterCache {
   std::map<std::string, PriorityClass, std::less<>> priority_classes_;
   std::map<std::string, Labels, std::less<>> namespaces_;
   std::map<std::string, std::shared_ptr<const PodDisruptionBudget>, std::less<>> pdbs_;  // ns/name
+  std::map<std::string, ResourceQuota, std::less<>> quotas_;                             // ns/name
   std::uint64_t generation_ = 1;
   std::uint64_t snapshot_generation_ = 0;
   std::shared_ptr<const Snapshot> last_snapshot_;

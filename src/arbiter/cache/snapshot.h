@@ -144,6 +144,8 @@ struct PdbInfo {
 
 struct QueueInfo {
   std::shared_ptr<const Queue> queue;
+  // What the queue's ResourceQuotas let it take (model/resource_quota.h QuotaCap); none: no quota.
+  std::optional<ResourceList> quota_cap;
   const std::string& name() const { return queue->meta.name; }
 };
 

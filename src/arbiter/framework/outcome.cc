@@ -239,6 +239,9 @@ SessionResult BuildResult(const Session& session) {
     }
     status.allocated = snapshot.resources.ToList(allocated[q]);
     status.used = snapshot.resources.ToList(used[q]);
+    // arbiter-controller's part of the status, which the scheduler's write keeps.
+    status.quota = queue.status.quota;
+    status.conditions = queue.status.conditions;
     if (status != queue.status) {
       result.queue_updates.push_back({queue.meta.name, std::move(status)});
     }

@@ -313,6 +313,11 @@ Status ReadMeta(value& v, ObjectMeta& out) {
                   return ReadOwnerReference(item, out.owner_references.emplace_back());
                 }));
     }
+    if (key == "finalizers") {
+      return At("finalizers", ReadArray(f, [&](value& item) {
+                  return ReadString(item, out.finalizers.emplace_back());
+                }));
+    }
     return Status::Ok();
   });
 }
@@ -744,6 +749,22 @@ Status ReadLabelSelector(value& v, LabelSelector& out) {
   return out.Validate();
 }
 
+Status ReadObservedConditions(value& v, std::vector<ObservedCondition>& out) {
+  return ReadArray(v, [&](value& item) {
+    ObservedCondition& c = out.emplace_back();
+    return ReadFields(item, [&](raw_json_string k, value& g) {
+      if (k == "observedGeneration") {
+        return At("observedGeneration", ReadInt64(g, c.observed_generation));
+      }
+      return ReadConditionField(k, g, c.condition);
+    });
+  });
+}
+
+Status ReadStrings(value& v, std::vector<std::string>& out) {
+  return ReadArray(v, [&](value& item) { return ReadString(item, out.emplace_back()); });
+}
+
 Status ReadQueueSpec(value& v, QueueSpec& out) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "weight") {
@@ -770,12 +791,38 @@ Status ReadQueueSpec(value& v, QueueSpec& out) {
       if (IsNull(f)) return Status::Ok();
       return At("namespaceSelector", ReadLabelSelector(f, out.namespace_selector.emplace()));
     }
+    if (key == "quota") {
+      return At("quota", ReadFields(f, [&](raw_json_string k, value& g) {
+                  if (k != "enforce") return Status::Ok();
+                  std::string enforce;
+                  ARBITER_RETURN_IF_ERROR(At("enforce", ReadString(g, enforce)));
+                  if (enforce.empty()) return Status::Ok();
+                  StatusOr<QuotaEnforce> parsed = ParseQuotaEnforce(enforce);
+                  if (!parsed.ok()) return At("enforce", Here(parsed.status().message()));
+                  out.quota_enforce = *parsed;
+                  return Status::Ok();
+                }));
+    }
+    return Status::Ok();
+  });
+}
+
+Status ReadQueueQuotaStatus(value& v, QueueQuotaStatus& out) {
+  return ReadFields(v, [&](raw_json_string key, value& f) {
+    if (key == "generation") return At("generation", ReadInt64(f, out.generation));
+    if (key == "hard") return At("hard", ReadResourceList(f, out.hard));
+    if (key == "namespaces") return At("namespaces", ReadStrings(f, out.namespaces));
+    if (key == "sharedNamespaces") {
+      return At("sharedNamespaces", ReadStrings(f, out.shared_namespaces));
+    }
     return Status::Ok();
   });
 }
 
 Status ReadQueueStatus(value& v, QueueStatus& out) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
+    if (key == "quota") return At("quota", ReadQueueQuotaStatus(f, out.quota));
+    if (key == "conditions") return At("conditions", ReadObservedConditions(f, out.conditions));
     if (key == "deserved") return At("deserved", ReadResourceList(f, out.deserved));
     if (key == "allocated") return At("allocated", ReadResourceList(f, out.allocated));
     if (key == "used") return At("used", ReadResourceList(f, out.used));
@@ -1003,17 +1050,7 @@ Status ReadBatchJobStatus(value& v, BatchJobStatus& out) {
       out.phase = *parsed;
       return Status::Ok();
     }
-    if (key == "conditions") {
-      return At("conditions", ReadArray(f, [&](value& item) {
-                  JobCondition& c = out.conditions.emplace_back();
-                  return ReadFields(item, [&](raw_json_string k, value& g) {
-                    if (k == "observedGeneration") {
-                      return At("observedGeneration", ReadInt64(g, c.observed_generation));
-                    }
-                    return ReadConditionField(k, g, c.condition);
-                  });
-                }));
-    }
+    if (key == "conditions") return At("conditions", ReadObservedConditions(f, out.conditions));
     if (key == "observedGeneration") {
       return At("observedGeneration", ReadInt64(f, out.observed_generation));
     }

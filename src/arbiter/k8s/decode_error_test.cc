@@ -151,6 +151,15 @@ TEST(DecodeErrorTest, QueueWeightMustBePositive) {
   EXPECT_EQ(queue.status().message(), "queue q: spec.weight: must be at least 1, got -2");
 }
 
+TEST(DecodeErrorTest, QueueQuotaEnforceMustBeKnown) {
+  StatusOr<Queue> queue =
+      Decode<Queue>(R"({"metadata": {"name": "q"}, "spec": {"quota": {"enforce": "Always"}}})");
+  ASSERT_FALSE(queue.ok());
+  EXPECT_EQ(queue.status().message(),
+            "queue q: spec.quota.enforce: unknown value \"Always\" (want None, Capability or "
+            "Deserved)");
+}
+
 TEST(DecodeErrorTest, QueueSelectorExpressionsAreValidated) {
   StatusOr<Queue> queue = Decode<Queue>(R"({"metadata": {"name": "q"}, "spec": {
     "namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "In"}]}}})");

@@ -224,6 +224,26 @@ TEST(DecodeQueueTest, DefaultsApplyWhenAbsent) {
   EXPECT_TRUE(queue->spec.AdmitsNamespace({{"any", "thing"}}));
 }
 
+TEST(DecodeQueueTest, ReadsQuotaFinalizersAndConditions) {
+  StatusOr<Queue> queue = Decode<Queue>(R"({"metadata": {"name": "ml", "generation": 3,
+      "finalizers": ["arbiter.dev/queue-quota"]},
+    "spec": {"quota": {"enforce": "Deserved"}},
+    "status": {"quota": {"generation": 2, "hard": {"requests.cpu": "1500m"},
+                         "namespaces": ["a", "b"], "sharedNamespaces": ["c"]},
+               "conditions": [{"type": "QuotaSynced", "status": "True", "reason": "Synced",
+                               "observedGeneration": 3}]}})");
+  ASSERT_TRUE(queue.ok()) << queue.status();
+  EXPECT_EQ(queue->meta.finalizers, std::vector<std::string>{"arbiter.dev/queue-quota"});
+  EXPECT_EQ(queue->spec.quota_enforce, QuotaEnforce::kDeserved);
+  EXPECT_EQ(queue->status.quota.generation, 2);
+  EXPECT_EQ(queue->status.quota.hard.Get("requests.cpu"), 1500);
+  EXPECT_EQ(queue->status.quota.namespaces, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(queue->status.quota.shared_namespaces, std::vector<std::string>{"c"});
+  ASSERT_EQ(queue->status.conditions.size(), 1U);
+  EXPECT_EQ(queue->status.conditions[0].condition.type, "QuotaSynced");
+  EXPECT_EQ(queue->status.conditions[0].observed_generation, 3);
+}
+
 TEST(DecodeValueTest, DecodersTakeAnOnDemandValue) {
   simdjson::ondemand::parser parser;
   simdjson::padded_string json(std::string_view(

@@ -141,11 +141,7 @@ struct TaskCounts {
 };
 
 // A condition of the job, with the generation of its spec it was set for.
-struct JobCondition {
-  Condition condition;
-  std::int64_t observed_generation = 0;
-  friend bool operator==(const JobCondition&, const JobCondition&) = default;
-};
+using JobCondition = ObservedCondition;
 
 struct BatchJobStatus {
   BatchJobPhase phase = BatchJobPhase::kPending;

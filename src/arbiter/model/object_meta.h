@@ -41,6 +41,7 @@ struct ObjectMeta {
   Clock::WallTime creation_timestamp{};
   std::optional<Clock::WallTime> deletion_timestamp;
   std::vector<OwnerReference> owner_references;
+  std::vector<std::string> finalizers;
 
   // "namespace/name", or "name" for a cluster-scoped object: how logs and errors name it.
   std::string Key() const { return namespace_name.empty() ? name : namespace_name + "/" + name; }
@@ -65,6 +66,13 @@ struct Condition {
 
   bool IsTrue() const { return status == "True"; }
   friend bool operator==(const Condition&, const Condition&) = default;
+};
+
+// A condition with the generation of the object's spec it was set for (BatchJob, Queue).
+struct ObservedCondition {
+  Condition condition;
+  std::int64_t observed_generation = 0;
+  friend bool operator==(const ObservedCondition&, const ObservedCondition&) = default;
 };
 
 // The condition of the given type, or nullptr. The pointer is into `conditions`.

@@ -18,4 +18,24 @@ StatusOr<QueueState> ParseQueueState(std::string_view text) {
   return InvalidArgumentError("unknown state \"" + std::string(text) + "\" (want Open or Closed)");
 }
 
+std::string_view QuotaEnforceName(QuotaEnforce enforce) {
+  switch (enforce) {
+    case QuotaEnforce::kNone:
+      return "None";
+    case QuotaEnforce::kCapability:
+      return "Capability";
+    case QuotaEnforce::kDeserved:
+      return "Deserved";
+  }
+  return "?";
+}
+
+StatusOr<QuotaEnforce> ParseQuotaEnforce(std::string_view text) {
+  if (text == "None") return QuotaEnforce::kNone;
+  if (text == "Capability") return QuotaEnforce::kCapability;
+  if (text == "Deserved") return QuotaEnforce::kDeserved;
+  return InvalidArgumentError("unknown value \"" + std::string(text) +
+                              "\" (want None, Capability or Deserved)");
+}
+
 }  // namespace arbiter

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "arbiter/base/status.h"
 #include "arbiter/model/label_selector.h"
@@ -24,6 +25,17 @@ enum class QueueState : std::uint8_t { kOpen, kClosed };
 std::string_view QueueStateName(QueueState state);
 StatusOr<QueueState> ParseQueueState(std::string_view text);
 
+// spec.quota.enforce: whether arbiter-controller keeps a ResourceQuota in the namespaces the
+// queue owns, and with which hard limits (controllers/queue_quota.h).
+enum class QuotaEnforce : std::uint8_t {
+  kNone,        // no ResourceQuota
+  kCapability,  // the queue's capability
+  kDeserved,    // its entitlement: its weighted share of the whole cluster, within its capability
+};
+
+std::string_view QuotaEnforceName(QuotaEnforce enforce);
+StatusOr<QuotaEnforce> ParseQuotaEnforce(std::string_view text);
+
 struct QueueSpec {
   std::int32_t weight = 1;  // >= 1
   ResourceList capability;  // missing resource: unlimited
@@ -32,12 +44,25 @@ struct QueueSpec {
   std::string parent;  // empty: the root
   QueueState state = QueueState::kOpen;
   std::optional<LabelSelector> namespace_selector;
+  QuotaEnforce quota_enforce = QuotaEnforce::kNone;
 
   // Whether pods of namespace with these labels may submit to this queue.
   bool AdmitsNamespace(const Labels& namespace_labels) const {
     return !namespace_selector.has_value() || namespace_selector->Matches(namespace_labels);
   }
   friend bool operator==(const QueueSpec&, const QueueSpec&) = default;
+};
+
+// status.quota, written by arbiter-controller: the hard limits of the queue's ResourceQuotas as
+// "requests.*" keys, the generation of the computation that gave them (also on each
+// ResourceQuota, as an annotation), and which selected namespaces got one and which did not
+// because another queue selects them too.
+struct QueueQuotaStatus {
+  std::int64_t generation = 0;
+  ResourceList hard;
+  std::vector<std::string> namespaces;
+  std::vector<std::string> shared_namespaces;
+  friend bool operator==(const QueueQuotaStatus&, const QueueQuotaStatus&) = default;
 };
 
 struct QueueStatus {
@@ -47,6 +72,9 @@ struct QueueStatus {
   std::int32_t pending = 0;  // groups in each phase
   std::int32_t inqueue = 0;
   std::int32_t running = 0;
+  // Written by arbiter-controller; the scheduler's status writes keep them.
+  QueueQuotaStatus quota;
+  std::vector<ObservedCondition> conditions;  // QuotaSynced
   friend bool operator==(const QueueStatus&, const QueueStatus&) = default;
 };
 

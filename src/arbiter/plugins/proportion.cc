@@ -38,6 +38,12 @@ std::string Amount(const Session& session, ResourceId r, std::int64_t amount) {
 
 }  // namespace
 
+// Which limit binds a queue on a resource, for messages: its own capability, or the hard limit
+// of its ResourceQuotas (which is lower).
+std::string ProportionPlugin::CapName(const QueueBook& book, ResourceId id) {
+  return book.own_capability.Get(id) == book.capability.Get(id) ? "capability" : "quota";
+}
+
 void ProportionPlugin::OnSessionOpen(const Session& session) {
   const Snapshot& snapshot = session.snapshot();
   const std::size_t queue_count = snapshot.queues.size();
@@ -58,6 +64,16 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
       if (auto p = snapshot.FindQueue(queue.spec.parent)) d.parent = p->value();
     }
     d.capability = ToVector(snapshot.resources, queue.spec.capability, fairness::kUnlimited);
+    queues_[q].own_capability = d.capability;
+    // The queue's ResourceQuotas cap it as its capability does (lowered: at once; raised: once
+    // the API server admits pods up to the new limit), and its share with it.
+    if (const std::optional<ResourceList>& quota = snapshot.queues[q].quota_cap) {
+      for (const ResourceEntry& e : quota->entries()) {
+        if (std::optional<ResourceId> id = snapshot.resources.Find(e.name)) {
+          d.capability.Set(*id, std::min(d.capability.Get(*id), e.amount));
+        }
+      }
+    }
     d.guarantee = ToVector(snapshot.resources, queue.spec.guarantee, 0);
     queues_[q].capability = d.capability;
     queues_[q].allocated = ResourceVector(resources);
@@ -183,9 +199,10 @@ std::optional<std::string> ProportionPlugin::JobNotEnqueueable(const Session& se
       const std::int64_t held = st.subtree_allocated.Get(id);
       if (cap != fairness::kUnlimited && (held > cap || need.Get(id) > cap - held)) {
         return "queue " + session.snapshot().queues[static_cast<std::size_t>(a)].name() +
-               " would exceed its capability: " + session.snapshot().resources.Name(id) +
-               " allocated " + Amount(session, id, held) + ", the group needs " +
-               Amount(session, id, need.Get(id)) + ", capability " + Amount(session, id, cap);
+               " would exceed its " + CapName(st, id) + ": " +
+               session.snapshot().resources.Name(id) + " allocated " + Amount(session, id, held) +
+               ", the group needs " + Amount(session, id, need.Get(id)) + ", " + CapName(st, id) +
+               " " + Amount(session, id, cap);
       }
     }
   }
@@ -279,9 +296,9 @@ std::optional<std::string> ProportionPlugin::ExceedsCapability(const Session& se
       const std::int64_t held = st.subtree_allocated.Get(id);
       if (held > cap || want > cap - held) {
         return "queue " + session.snapshot().queues[static_cast<std::size_t>(a)].name() +
-               " is at its capability: " + session.snapshot().resources.Name(id) + " allocated " +
-               Amount(session, id, held) + " + requested " + Amount(session, id, want) + " > " +
-               Amount(session, id, cap);
+               " is at its " + CapName(st, id) + ": " + session.snapshot().resources.Name(id) +
+               " allocated " + Amount(session, id, held) + " + requested " +
+               Amount(session, id, want) + " > " + Amount(session, id, cap);
       }
     }
   }

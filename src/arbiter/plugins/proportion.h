@@ -9,7 +9,9 @@
 //   overused      a queue whose share is >= 1 starts no more jobs this session while another
 //                 queue still waits for some of what it asks (deserved already includes the room
 //                 no other queue asks for; with nobody else waiting, the nodes decide);
-//   capability    no task may take a queue, or any of its ancestors, over its capability;
+//   capability    no task may take a queue, or any of its ancestors, over its capability, nor
+//                 over its quota: the hard limits of its ResourceQuotas (issue 15), taken as
+//                 the least of their spec and of what the API server's quota controller took;
 //   job valid     the queue must exist (QueueNotFound), be Open (QueueClosed) and admit the job's
 //                 namespace by its namespaceSelector (QueueNotAllowed);
 //   enqueue       a group is admitted when what it needs to start (minResources, or else the
@@ -66,13 +68,15 @@ class ProportionPlugin final : public Plugin,
  private:
   struct QueueBook {
     std::int32_t parent = -1;
-    ResourceVector capability;  // fairness::kUnlimited where absent
+    ResourceVector capability;      // the least of spec.capability and the quota; kUnlimited
+    ResourceVector own_capability;  // spec.capability alone
     fairness::QueueShare share;
     ResourceVector request;            // own jobs: allocated + pending
     ResourceVector allocated;          // own jobs
     ResourceVector subtree_allocated;  // own jobs and every descendant's
   };
   void Charge(QueueIndex queue, const ResourceVector& amount, bool add);
+  static std::string CapName(const QueueBook& book, ResourceId id);
   // Whether `need` fits the queue's deserved share x overcommitFactor, less what it has
   // allocated and reserved and what groups admitted this session took; else the first resource
   // short.

@@ -77,6 +77,38 @@ TEST(Proportion, CapabilityIsAHardCap) {
   EXPECT_EQ(BoundCpu(cluster, "a"), 3000);
 }
 
+// A queue's ResourceQuota caps it like its capability, and a raised limit is used only once the
+// API server's quota controller has taken it (status.hard), since until then the API server
+// still refuses pods beyond the old one.
+TEST(Proportion, QuotaCapsAQueueAndNewRoomWaitsForTheApiServer) {
+  FakeCluster cluster;
+  for (int i = 0; i < 4; ++i) cluster.Add(MakeNode("n" + std::to_string(i)).Cpu("4").Build());
+  cluster.Add(MakeQueue("team", 1));
+  ResourceQuota quota;
+  quota.meta.namespace_name = "a";
+  quota.meta.name = "arbiter-queue-team";
+  quota.meta.annotations["arbiter.dev/queue"] = "team";
+  quota.spec_hard = ResourceList({{"requests.cpu", 3000}});
+  quota.status_hard = quota.spec_hard;
+  cluster.cache().UpsertResourceQuota(quota);
+  Flood(cluster, "a", "team", 10);
+  for (int s = 0; s < 3; ++s) cluster.RunSession();
+  EXPECT_EQ(BoundCpu(cluster, "a"), 3000);
+  const std::vector<Condition>& conditions = cluster.group("a/a-9").status.conditions;
+  ASSERT_FALSE(conditions.empty());
+  EXPECT_THAT(conditions.back().message, HasSubstr("quota"));
+
+  quota.spec_hard = ResourceList({{"requests.cpu", 5000}});  // raised, not yet taken
+  cluster.cache().UpsertResourceQuota(quota);
+  for (int s = 0; s < 2; ++s) cluster.RunSession();
+  EXPECT_EQ(BoundCpu(cluster, "a"), 3000);
+
+  quota.status_hard = quota.spec_hard;
+  cluster.cache().UpsertResourceQuota(quota);
+  for (int s = 0; s < 2; ++s) cluster.RunSession();
+  EXPECT_EQ(BoundCpu(cluster, "a"), 5000);
+}
+
 // A queue's namespaceSelector decides who may use it; closed and missing queues are refused; the
 // group's condition says which.
 TEST(Proportion, WhoMayUseAQueue) {

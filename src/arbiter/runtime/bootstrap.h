@@ -18,7 +18,8 @@ namespace arbiter::runtime {
 
 // The arbiter.dev resources each daemon needs.
 inline constexpr std::array<std::string_view, 2> kSchedulerCrds = {"podgroups", "queues"};
-inline constexpr std::array<std::string_view, 2> kControllerCrds = {"podgroups", "batchjobs"};
+inline constexpr std::array<std::string_view, 3> kControllerCrds = {"podgroups", "batchjobs",
+                                                                    "queues"};
 
 // OK when the API server serves `resources` in arbiter.dev/v1alpha1; FAILED_PRECONDITION naming
 // what is missing and how to install it; the API error when the server cannot be asked.

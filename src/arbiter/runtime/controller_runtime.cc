@@ -6,6 +6,7 @@
 
 #include "arbiter/base/log.h"
 #include "arbiter/controllers/podgroup_upkeep.h"
+#include "arbiter/controllers/queue_quota.h"
 #include "arbiter/k8s/reflector.h"
 #include "arbiter/runtime/bootstrap.h"
 #include "arbiter/runtime/flag_values.h"
@@ -146,10 +147,56 @@ void ControllerRuntime::AddWatches() {
   };
   jobs.on_error = [](const Status& s) { ARBITER_LOG(kWarning) << "watch batchjobs: " << s; };
 
+  // Queue quotas: every change of what they are computed from asks for a reconcile.
+  const auto keeper = [this]<typename T>(std::map<std::string, T>& store, const std::string& kind) {
+    k8s::ReflectorHandlers<T> h;
+    h.on_add = [this, &store](const T& object) {
+      {
+        std::lock_guard lock(store_mu_);
+        store[object.meta.Key()] = object;
+        if constexpr (std::is_same_v<T, Queue>) {
+          auto it = queue_written_.find(object.meta.name);
+          if (it != queue_written_.end() &&
+              it->second.resource_version == object.meta.resource_version) {
+            queue_written_.erase(it);
+          }
+        }
+      }
+      Kick();
+    };
+    h.on_update = [add = h.on_add](const T& /*old*/, const T& object) { add(object); };
+    if constexpr (std::is_same_v<T, Node>) {
+      h.on_update = [this, &store, add = h.on_add](const Node& old, const Node& object) {
+        // Heartbeats change nothing the cluster's allocatable is made of.
+        if (old.allocatable == object.allocatable && old.unschedulable == object.unschedulable &&
+            old.Ready() == object.Ready() &&
+            old.meta.deletion_timestamp.has_value() == object.meta.deletion_timestamp.has_value()) {
+          std::lock_guard lock(store_mu_);
+          store[object.meta.Key()] = object;
+          return;
+        }
+        add(object);
+      };
+    }
+    h.on_delete = [this, &store](const T& object) {
+      {
+        std::lock_guard lock(store_mu_);
+        store.erase(object.meta.Key());
+      }
+      Kick();
+    };
+    h.on_error = [kind](const Status& s) {
+      ARBITER_LOG(kWarning) << "watch " << kind << ": " << s;
+    };
+    return h;
+  };
+
   const auto add = [this]<typename T>(std::string path, std::uint64_t seed,
-                                      k8s::ReflectorHandlers<T> handlers) {
+                                      k8s::ReflectorHandlers<T> handlers,
+                                      std::string label_selector = {}) {
     k8s::ListWatchOptions list_watch;
     list_watch.path = std::move(path);
+    list_watch.label_selector = std::move(label_selector);
     list_watch.page_size = options_.page_size;
     list_watch.seed = seed;
     auto reflector =
@@ -164,6 +211,11 @@ void ControllerRuntime::AddWatches() {
   add("/api/v1/pods", 11, std::move(pods));
   add("/apis/arbiter.dev/v1alpha1/podgroups", 12, std::move(groups));
   add("/apis/arbiter.dev/v1alpha1/batchjobs", 13, std::move(jobs));
+  add("/apis/arbiter.dev/v1alpha1/queues", 14, keeper(queues_, "queues"));
+  add("/api/v1/namespaces", 15, keeper(namespaces_, "namespaces"));
+  add("/api/v1/nodes", 16, keeper(nodes_, "nodes"));
+  add("/api/v1/resourcequotas", 17, keeper(quotas_, "resourcequotas"),
+      std::string(kQuotaLabelSelector));
 }
 
 Status ControllerRuntime::Start() {
@@ -276,6 +328,7 @@ void ControllerRuntime::Loop() {
   ARBITER_LOG(kInfo) << "controller stopped reconciles=" << reconciles_.load()
                      << " jobs_synced=" << jobs_synced_.load()
                      << " job_writes=" << job_writes_.load()
+                     << " quota_writes=" << quota_writes_.load()
                      << " groups_created=" << groups_created_.load();
   std::lock_guard lock(mu_);
   loop_done_ = true;
@@ -290,7 +343,11 @@ void ControllerRuntime::Reconcile() {
     std::erase_if(created_, [&](const auto& e) { return now - e.second > options_.settle; });
     std::erase_if(deleted_, [&](const auto& e) { return now - e.second > options_.settle; });
     std::erase_if(written_, [&](const auto& e) { return now - e.second.second > options_.settle; });
+    std::erase_if(queue_written_,
+                  [&](const auto& e) { return now - e.second.when > options_.settle; });
   }
+  // Quotas first: a lowered limit is in place before anything else is written.
+  SyncQueueQuotas();
   SyncBatchJobs();
   UpkeepPodGroups();
 }
@@ -473,6 +530,109 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
     }
     std::lock_guard lock(store_mu_);
     created_[ns + "/" + c.name] = clock_.MonotonicNow();
+  }
+}
+
+void ControllerRuntime::SyncQueueQuotas() {
+  controllers::QuotaObservation obs;
+  std::vector<Node> nodes;
+  {
+    std::lock_guard lock(store_mu_);
+    obs.queues.reserve(queues_.size());
+    for (const auto& [name, queue] : queues_) {
+      obs.queues.push_back(queue);
+      // A status of ours the watch has not shown yet is what the queue has now.
+      if (auto it = queue_written_.find(name); it != queue_written_.end()) {
+        obs.queues.back().status = it->second.status;
+      }
+    }
+    for (const auto& [name, ns] : namespaces_) {
+      if (InScope(name)) obs.namespaces.push_back(ns);
+    }
+    nodes.reserve(nodes_.size());
+    for (const auto& [name, node] : nodes_) nodes.push_back(node);
+    for (const auto& [key, quota] : quotas_) {
+      if (InScope(quota.meta.namespace_name)) obs.quotas.push_back(quota);
+    }
+  }
+  obs.cluster = controllers::ClusterAllocatable(nodes);
+  obs.now = clock_.Now();
+  const controllers::QuotaPlan plan = controllers::PlanQueueQuotas(obs);
+
+  // Conflicts, AlreadyExists and NotFound mean the object changed since it was observed: the
+  // next plan starts from what the watch shows.
+  const auto quiet = [](const Status& s) {
+    return s.ok() || s.code() == StatusCode::kAborted || s.code() == StatusCode::kAlreadyExists ||
+           s.code() == StatusCode::kNotFound;
+  };
+  for (const controllers::QuotaWrite& w : plan.writes) {
+    ++quota_writes_;
+    const std::string collection = "/api/v1/namespaces/" + w.namespace_name + "/resourcequotas";
+    const std::string body = controllers::ResourceQuotaJson(w);
+    StatusOr<std::string> written = w.resource_version.empty()
+                                        ? api_.Create(collection, body)
+                                        : api_.Update(collection + "/" + w.name, body);
+    if (!quiet(written.status())) {
+      ReportOnce("queue " + w.queue + ": writing resourcequota " + w.namespace_name + "/" + w.name,
+                 written.status());
+    } else if (written.ok()) {
+      ARBITER_LOG(kInfo) << "queue " << w.queue << ": resourcequota " << w.namespace_name << "/"
+                         << w.name << " generation=" << w.generation
+                         << (w.resource_version.empty() ? " created" : " updated");
+    }
+  }
+  for (const controllers::QuotaDelete& d : plan.deletes) {
+    ++quota_writes_;
+    k8s::DeleteOptions options;
+    options.precondition_uid = d.uid;
+    Status deleted = api_.Delete(
+        "/api/v1/namespaces/" + d.namespace_name + "/resourcequotas/" + d.name, options);
+    if (!quiet(deleted)) {
+      ReportOnce("deleting resourcequota " + d.namespace_name + "/" + d.name, deleted);
+    } else if (deleted.ok()) {
+      ARBITER_LOG(kInfo) << "deleted resourcequota " << d.namespace_name << "/" << d.name;
+    }
+  }
+  std::map<std::string, const Queue*> by_name;
+  for (const Queue& q : obs.queues) by_name.emplace(q.meta.name, &q);
+  for (const controllers::QueueQuotaUpdate& u : plan.queues) {
+    const Queue& queue = *by_name.at(u.queue);
+    const std::string path = "/apis/arbiter.dev/v1alpha1/queues/" + u.queue;
+    // The finalizer first: it is conditional on the resourceVersion observed, which a status
+    // write would change.
+    if (u.add_finalizer || u.remove_finalizer) {
+      ++quota_writes_;
+      std::vector<std::string> finalizers = queue.meta.finalizers;
+      if (u.add_finalizer) finalizers.emplace_back(controllers::kQuotaFinalizer);
+      if (u.remove_finalizer) std::erase(finalizers, std::string(controllers::kQuotaFinalizer));
+      StatusOr<std::string> patched =
+          api_.Patch(path, controllers::FinalizersPatch(finalizers, queue.meta.resource_version),
+                     k8s::PatchType::kMerge);
+      if (!quiet(patched.status())) {
+        ReportOnce("queue " + u.queue + ": writing finalizers", patched.status());
+      } else if (patched.ok() && u.remove_finalizer) {
+        ARBITER_LOG(kInfo) << "queue " << u.queue << ": quotas removed, finalizer released";
+      }
+    }
+    if (u.status) {
+      ++quota_writes_;
+      StatusOr<std::string> written =
+          api_.Patch(path + "/status", controllers::QueueQuotaStatusPatch(queue.status, *u.status),
+                     k8s::PatchType::kMerge);
+      if (!quiet(written.status())) {
+        ReportOnce("queue " + u.queue + ": writing status", written.status());
+      } else if (written.ok()) {
+        const nlohmann::json object = nlohmann::json::parse(*written, nullptr, false);
+        if (object.is_object() && object.contains("metadata")) {
+          const std::string rv = object["metadata"].value("resourceVersion", "");
+          std::lock_guard lock(store_mu_);
+          auto seen = queues_.find(u.queue);
+          if (!rv.empty() && (seen == queues_.end() || seen->second.meta.resource_version != rv)) {
+            queue_written_[u.queue] = {rv, *u.status, clock_.MonotonicNow()};
+          }
+        }
+      }
+    }
   }
 }
 

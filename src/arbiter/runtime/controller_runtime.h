@@ -1,11 +1,14 @@
-// ControllerRuntime: the arbiter-controller process, minus flag parsing. It runs two controllers:
+// ControllerRuntime: the arbiter-controller process, minus flag parsing. It runs three controllers:
+//   * Queue quotas (controllers/queue_quota.h): a ResourceQuota per queue in each namespace the
+//     queue owns, its finalizer, and status.quota and the QuotaSynced condition of each Queue;
 //   * BatchJob (controllers/batchjob_sync.h): each job's PodGroup, pods, headless Service and
 //     hosts ConfigMap, restarts by policy, and its status;
 //   * PodGroup upkeep (controllers/podgroup_upkeep.h): the PodGroups that pods of this scheduler
 //     name but nobody made, so that workloads speaking Volcano's or scheduler-plugins' gang
 //     conventions run without a hand-made PodGroup.
 //
-// It watches pods (only those that name a group are kept), arbiter.dev PodGroups and BatchJobs,
+// It watches pods (only those that name a group are kept), arbiter.dev PodGroups, BatchJobs and
+// Queues, namespaces, nodes (for the cluster's allocatable) and the ResourceQuotas it made,
 // and every `period` (sooner, after `debounce`, when something it watches changes) it reconciles
 // from what it observes: level-triggered, so a restart mid-way ends where an uninterrupted run
 // would. What it remembers between reconciles only saves writes, never decides one:
@@ -51,8 +54,12 @@
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/leader_election.h"
 #include "arbiter/model/batch_job.h"
+#include "arbiter/model/namespace.h"
+#include "arbiter/model/node.h"
 #include "arbiter/model/pod.h"
 #include "arbiter/model/pod_group.h"
+#include "arbiter/model/queue.h"
+#include "arbiter/model/resource_quota.h"
 
 namespace arbiter::runtime {
 
@@ -88,6 +95,8 @@ class ControllerRuntime {
   std::uint64_t jobs_synced() const { return jobs_synced_.load(); }
   // API writes made for BatchJobs (statuses, PodGroups, Services, ConfigMaps, pods, deletions).
   std::uint64_t job_writes() const { return job_writes_.load(); }
+  // API writes made for queue quotas (ResourceQuotas, Queue statuses and finalizers).
+  std::uint64_t quota_writes() const { return quota_writes_.load(); }
 
  private:
   struct Watch {
@@ -106,6 +115,7 @@ class ControllerRuntime {
   void Reconcile();
   void UpkeepPodGroups();
   void SyncBatchJobs();
+  void SyncQueueQuotas();
   void ApplyJobPlan(const BatchJob& job, const controllers::JobPlan& plan);
   // Reports `error` for `what` unless the same message was reported before.
   void ReportOnce(const std::string& what, const Status& error);
@@ -144,6 +154,19 @@ class ControllerRuntime {
   std::map<std::string, Clock::MonotonicTime> created_;
   std::map<std::string, Clock::MonotonicTime> deleted_;
   std::map<std::string, std::pair<std::string, Clock::MonotonicTime>> written_;
+  // For queue quotas: Queues by name, namespaces by name, nodes by name, our ResourceQuotas by
+  // namespace/name; and Queue statuses written but not yet seen by the watch (name ->
+  // resourceVersion written, the status, when), which the next plan starts from instead.
+  std::map<std::string, Queue> queues_;
+  std::map<std::string, Namespace> namespaces_;
+  std::map<std::string, Node> nodes_;
+  std::map<std::string, ResourceQuota> quotas_;
+  struct WrittenQueueStatus {
+    std::string resource_version;
+    QueueStatus status;
+    Clock::MonotonicTime when;
+  };
+  std::map<std::string, WrittenQueueStatus> queue_written_;
 
   // Loop thread only.
   std::set<std::string> reported_errors_;
@@ -152,6 +175,7 @@ class ControllerRuntime {
   std::atomic<std::uint64_t> groups_created_{0};
   std::atomic<std::uint64_t> jobs_synced_{0};
   std::atomic<std::uint64_t> job_writes_{0};
+  std::atomic<std::uint64_t> quota_writes_{0};
 
   std::unique_ptr<k8s::LeaderElector> elector_;
   std::thread elector_thread_;

@@ -71,16 +71,26 @@ Informers::Informers(k8s::HttpTransport& transport, ClusterCache& cache, Informe
   };
   Add<PodDisruptionBudget>("poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", 7,
                            std::move(pdbs));
+
+  k8s::ReflectorHandlers<ResourceQuota> quotas;
+  quotas.on_add = [this](const ResourceQuota& rq) { cache_.UpsertResourceQuota(rq); };
+  quotas.on_update = [this](const ResourceQuota& /*old*/, const ResourceQuota& rq) {
+    cache_.UpsertResourceQuota(rq);
+  };
+  quotas.on_delete = [this](const ResourceQuota& rq) { cache_.DeleteResourceQuota(rq); };
+  Add<ResourceQuota>("resourcequotas", "/api/v1/resourcequotas", 8, std::move(quotas),
+                     std::string(kQuotaLabelSelector));
 }
 
 Informers::~Informers() { Stop(); }
 
 template <typename T>
 void Informers::Add(std::string kind, std::string path, std::uint64_t seed,
-                    k8s::ReflectorHandlers<T> handlers) {
+                    k8s::ReflectorHandlers<T> handlers, std::string label_selector) {
   handlers.on_error = [this, kind](const Status& status) { OnError(kind, status); };
   k8s::ListWatchOptions list_watch;
   list_watch.path = std::move(path);
+  list_watch.label_selector = std::move(label_selector);
   list_watch.page_size = options_.page_size;
   list_watch.seed = seed;
   auto reflector =

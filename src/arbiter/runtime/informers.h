@@ -9,6 +9,8 @@
 //   queues          /apis/arbiter.dev/v1alpha1/queues
 //   poddisruptionbudgets /apis/policy/v1/poddisruptionbudgets (which victims an eviction would
 //                   violate a budget for: preemption chooses them last)
+//   resourcequotas  /api/v1/resourcequotas, only arbiter-controller's (a queue's quota caps what
+//                   the queue may take: model/resource_quota.h QuotaCap)
 //
 // HasSynced() is true once every reflector has delivered its first complete LIST: no session may
 // run before (ARCHITECTURE.md §3). An object that fails to decode is logged with its name and
@@ -75,7 +77,8 @@ class Informers {
   };
 
   template <typename T>
-  void Add(std::string kind, std::string path, std::uint64_t seed, k8s::ReflectorHandlers<T> h);
+  void Add(std::string kind, std::string path, std::uint64_t seed, k8s::ReflectorHandlers<T> h,
+           std::string label_selector = {});
   void OnError(const std::string& kind, const Status& status);
   bool IsNewWorkPod(const Pod& pod) const;
 

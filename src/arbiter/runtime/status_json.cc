@@ -71,10 +71,14 @@ StatusOr<std::string> ReplaceQueueStatus(const std::string& object_json,
   if (!object.is_object()) {
     return InvalidArgumentError("Queue: the API server's answer is not a JSON object");
   }
-  nlohmann::json wanted = QueueStatusObject(status);
-  auto current = object.find("status");
-  if (current != object.end() && *current == wanted) return object_json;
-  object["status"] = std::move(wanted);
+  // The scheduler owns the keys it writes; arbiter-controller's (quota, conditions) are kept.
+  nlohmann::json merged = object.value("status", nlohmann::json::object());
+  if (!merged.is_object()) merged = nlohmann::json::object();
+  nlohmann::json before = merged;
+  const nlohmann::json wanted = QueueStatusObject(status);
+  for (auto it = wanted.begin(); it != wanted.end(); ++it) merged[it.key()] = *it;
+  if (object.contains("status") && merged == before) return object_json;
+  object["status"] = std::move(merged);
   return Dump(object);
 }
 
