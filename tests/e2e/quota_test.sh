@@ -96,6 +96,8 @@ wait_until "a namespace no longer selected loses it" 30 rq_gone ml-b ml
 k label namespace ml-b team=ml --overwrite >/dev/null
 wait_until "and gets it back when selected again" 30 rq_cpu_is ml-b ml 100500m
 
+expect "the gang still runs after all that" bound_cpu_is arbiter.dev/pod-group=big 100000 ml-a
+
 # --- 6. drained, closed, deleted ----------------------------------------------------------------
 k -n ml-a delete podgroup big --wait=false >/dev/null
 k -n ml-a delete pods -l arbiter.dev/pod-group=big --wait=false >/dev/null

@@ -212,7 +212,8 @@ QuotaPlan PlanQueueQuotas(const QuotaObservation& obs) {
     const bool enforcing = !deleting && queue->spec.quota_enforce != QuotaEnforce::kNone;
     const std::vector<const ResourceQuota*>& existing = by_queue[name];
     const std::vector<std::string>& mine = owned[name];
-    QueueQuotaUpdate update{.queue = name};
+    QueueQuotaUpdate update;
+    update.queue = name;
 
     if (deleting) {
       // Zero first, so that no pod can be created into the namespace while the rest goes.

@@ -10,6 +10,8 @@
 #include "arbiter/k8s/reflector.h"
 #include "arbiter/runtime/bootstrap.h"
 #include "arbiter/runtime/flag_values.h"
+#include "arbiter/webhook/admission.h"
+#include "arbiter/webhook/tls.h"
 
 namespace arbiter::runtime {
 
@@ -221,6 +223,7 @@ void ControllerRuntime::AddWatches() {
 Status ControllerRuntime::Start() {
   if (elector_ != nullptr) ARBITER_RETURN_IF_ERROR(elector_->config().Validate());
   ARBITER_RETURN_IF_ERROR(WaitForCrds(api_, kControllerCrds));
+  if (!options_.webhook.bind_address.empty()) ARBITER_RETURN_IF_ERROR(StartWebhook());
   ARBITER_LOG(kInfo) << "starting controller scheduler_name=" << options_.scheduler_name
                      << " period=" << FormatDuration(options_.period)
                      << " namespaces=" << options_.namespaces.size()
@@ -259,6 +262,7 @@ bool ControllerRuntime::done() const {
 
 Status ControllerRuntime::Wait() {
   if (loop_thread_.joinable()) loop_thread_.join();
+  if (webhook_server_ != nullptr) webhook_server_->Stop();
   if (elector_ != nullptr) {
     elector_->Stop();
     if (elector_thread_.joinable()) elector_thread_.join();
@@ -346,6 +350,7 @@ void ControllerRuntime::Reconcile() {
     std::erase_if(queue_written_,
                   [&](const auto& e) { return now - e.second.when > options_.settle; });
   }
+  if (webhook_server_ != nullptr) EnsureWebhookConfiguration();
   // Quotas first: a lowered limit is in place before anything else is written.
   SyncQueueQuotas();
   SyncBatchJobs();
@@ -634,6 +639,151 @@ void ControllerRuntime::SyncQueueQuotas() {
       }
     }
   }
+}
+
+namespace {
+
+// The host of an https URL ("https://127.0.0.1:9443/validate" -> "127.0.0.1").
+std::string UrlHost(const std::string& url) {
+  std::string rest = url.substr(url.find("://") == std::string::npos ? 0 : url.find("://") + 3);
+  rest = rest.substr(0, rest.find('/'));
+  if (rest.starts_with('[')) return rest.substr(1, rest.find(']') - 1);
+  return rest.substr(0, rest.find(':'));
+}
+
+bool IsIpAddress(const std::string& host) {
+  return !host.empty() && (host.find(':') != std::string::npos ||
+                           host.find_first_not_of("0123456789.") == std::string::npos);
+}
+
+}  // namespace
+
+Status ControllerRuntime::StartWebhook() {
+  const WebhookOptions& w = options_.webhook;
+  webhook::WebhookEndpoint endpoint = w.endpoint;
+  std::vector<std::string> dns_names;
+  std::vector<std::string> addresses;
+  if (!endpoint.service_name.empty()) {
+    const std::string svc = endpoint.service_name + "." + endpoint.service_namespace + ".svc";
+    dns_names = {svc, svc + ".cluster.local"};
+  }
+  const std::string local = w.bind_address == "0.0.0.0" ? "127.0.0.1" : w.bind_address;
+  webhook::ServingCertificate certificate;
+  if (!w.cert_dir.empty()) {
+    ARBITER_ASSIGN_OR_RETURN(certificate, webhook::ReadServingCertificate(w.cert_dir));
+  }
+  const int port = w.port;
+  if (endpoint.url.empty() && endpoint.service_name.empty()) {
+    endpoint.url = "https://" + local + ":" + std::to_string(port) + "/validate";
+  }
+  const std::string host = endpoint.url.empty() ? std::string() : UrlHost(endpoint.url);
+  if (IsIpAddress(host)) {
+    addresses.push_back(host);
+  } else if (!host.empty()) {
+    dns_names.push_back(host);
+  }
+  if (IsIpAddress(local) && std::ranges::find(addresses, local) == addresses.end()) {
+    addresses.push_back(local);
+  }
+  if (w.cert_dir.empty()) {
+    ARBITER_ASSIGN_OR_RETURN(certificate,
+                             webhook::MakeServingCertificate(dns_names, addresses, clock_.Now(),
+                                                             std::chrono::hours(24 * 365)));
+  }
+  webhook_server_ =
+      std::make_unique<webhook::WebhookServer>(certificate, [this](std::string_view body) {
+        return webhook::Review(body, [this](std::string_view kind, std::string_view operation) {
+          return AdmissionContextFor(kind, operation);
+        });
+      });
+  ARBITER_ASSIGN_OR_RETURN(webhook_port_, webhook_server_->Start(w.bind_address, port));
+  if (w.endpoint.url.empty() && w.endpoint.service_name.empty()) {
+    endpoint.url = "https://" + local + ":" + std::to_string(webhook_port_) + "/validate";
+  }
+  webhook_configuration_ = webhook::WebhookConfigurationJson(endpoint, certificate.ca_pem);
+  ARBITER_LOG(kInfo) << "admission webhook serving on " << w.bind_address << ":" << webhook_port_
+                     << " endpoint="
+                     << (endpoint.url.empty()
+                             ? endpoint.service_namespace + "/" + endpoint.service_name
+                             : endpoint.url)
+                     << " certificate=" << (w.cert_dir.empty() ? "made at start" : w.cert_dir);
+  return Status::Ok();
+}
+
+void ControllerRuntime::EnsureWebhookConfiguration() {
+  // Once the watches have synced (the rules read them), then every 10 s: someone may have
+  // edited or deleted it.
+  const Clock::MonotonicTime now = clock_.MonotonicNow();
+  if (webhook_checked_ && now - *webhook_checked_ < std::chrono::seconds(10)) return;
+  webhook_checked_ = now;
+  const std::string collection =
+      "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
+  const std::string path = collection + "/" + std::string(webhook::kConfigurationName);
+  nlohmann::json wanted = nlohmann::json::parse(webhook_configuration_);
+  StatusOr<std::string> current = api_.Get(path);
+  if (!current.ok() && current.status().code() == StatusCode::kNotFound) {
+    StatusOr<std::string> created = api_.Create(collection, webhook_configuration_);
+    if (!created.ok()) {
+      webhook_checked_.reset();
+      ReportOnce("creating the webhook configuration", created.status());
+    } else {
+      ARBITER_LOG(kInfo) << "created validatingwebhookconfiguration "
+                         << webhook::kConfigurationName;
+    }
+    return;
+  }
+  if (!current.ok()) {
+    webhook_checked_.reset();
+    ReportOnce("reading the webhook configuration", current.status());
+    return;
+  }
+  // The API server fills defaults in; what matters is where it calls and what it trusts.
+  const nlohmann::json have = nlohmann::json::parse(*current, nullptr, false);
+  bool same = have.is_object() && have.contains("webhooks") && have["webhooks"].is_array() &&
+              have["webhooks"].size() == wanted["webhooks"].size();
+  for (std::size_t i = 0; same && i < wanted["webhooks"].size(); ++i) {
+    const nlohmann::json& a = have["webhooks"][i];
+    const nlohmann::json& b = wanted["webhooks"][i];
+    same = a.value("name", "") == b.value("name", "") && a.contains("clientConfig") &&
+           a["clientConfig"] == b["clientConfig"] &&
+           a.value("rules", nlohmann::json()) == b["rules"];
+  }
+  if (same) return;
+  wanted["metadata"]["resourceVersion"] = have["metadata"].value("resourceVersion", "");
+  StatusOr<std::string> updated = api_.Update(path, wanted.dump());
+  if (!updated.ok()) {
+    webhook_checked_.reset();
+    ReportOnce("updating the webhook configuration", updated.status());
+  } else {
+    ARBITER_LOG(kInfo) << "updated validatingwebhookconfiguration " << webhook::kConfigurationName;
+  }
+}
+
+webhook::AdmissionContext ControllerRuntime::AdmissionContextFor(std::string_view kind,
+                                                                 std::string_view operation) const {
+  webhook::AdmissionContext ctx;
+  ctx.scheduler_name = options_.scheduler_name;
+  std::lock_guard lock(store_mu_);
+  for (const auto& [name, queue] : queues_) ctx.queues.emplace(name, queue);
+  for (const auto& [name, ns] : namespaces_) ctx.namespaces.emplace(name, ns.meta.labels);
+  if (kind == "Queue" && operation == "DELETE") {
+    for (const auto& [key, group] : groups_) {
+      if (group.status.phase != PodGroupPhase::kCompleted &&
+          group.status.phase != PodGroupPhase::kFailed) {
+        ctx.jobs.push_back({"PodGroup", key, group.spec.queue});
+      }
+    }
+    for (const auto& [key, job] : jobs_) {
+      if (job.status.phase != BatchJobPhase::kCompleted &&
+          job.status.phase != BatchJobPhase::kFailed) {
+        ctx.jobs.push_back({"BatchJob", key, job.spec.queue});
+      }
+    }
+  }
+  if (kind == "Pod") {
+    for (const auto& [key, group] : groups_) ctx.group_queues.emplace(key, group.spec.queue);
+  }
+  return ctx;
 }
 
 }  // namespace arbiter::runtime

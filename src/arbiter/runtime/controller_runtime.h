@@ -60,8 +60,21 @@
 #include "arbiter/model/pod_group.h"
 #include "arbiter/model/queue.h"
 #include "arbiter/model/resource_quota.h"
+#include "arbiter/webhook/configuration.h"
+#include "arbiter/webhook/rules.h"
+#include "arbiter/webhook/server.h"
 
 namespace arbiter::runtime {
+
+// The admission webhook (webhook/admission.h), served while bind_address is set.
+struct WebhookOptions {
+  std::string bind_address;  // "0.0.0.0" in a cluster; "127.0.0.1" for a controller outside it
+  int port = 9443;           // 0: any free port
+  // Where kube-apiserver calls it; neither url nor service: https://<bind_address>:<port>/validate
+  // (127.0.0.1 for 0.0.0.0).
+  webhook::WebhookEndpoint endpoint;
+  std::string cert_dir;  // tls.crt and tls.key (and ca.crt) from a Secret; empty: made at start
+};
 
 struct ControllerOptions {
   std::string scheduler_name = "arbiter";  // the pods whose groups it keeps
@@ -72,6 +85,7 @@ struct ControllerOptions {
   std::chrono::nanoseconds settle = std::chrono::seconds(5);
   std::optional<k8s::LeaderElectionConfig> leader_election;  // none: always leading
   int page_size = 500;
+  WebhookOptions webhook;
 };
 
 class ControllerRuntime {
@@ -97,6 +111,8 @@ class ControllerRuntime {
   std::uint64_t job_writes() const { return job_writes_.load(); }
   // API writes made for queue quotas (ResourceQuotas, Queue statuses and finalizers).
   std::uint64_t quota_writes() const { return quota_writes_.load(); }
+  // The port the webhook serves on (0 when it does not).
+  int webhook_port() const { return webhook_port_; }
 
  private:
   struct Watch {
@@ -116,6 +132,13 @@ class ControllerRuntime {
   void UpkeepPodGroups();
   void SyncBatchJobs();
   void SyncQueueQuotas();
+  // Makes or reads the serving certificate and binds the webhook's port.
+  Status StartWebhook();
+  // Writes the ValidatingWebhookConfiguration when it is missing or differs (leader only).
+  void EnsureWebhookConfiguration();
+  // What the admission rules of a request of `kind` need, from what the watches observed.
+  webhook::AdmissionContext AdmissionContextFor(std::string_view kind,
+                                                std::string_view operation) const;
   void ApplyJobPlan(const BatchJob& job, const controllers::JobPlan& plan);
   // Reports `error` for `what` unless the same message was reported before.
   void ReportOnce(const std::string& what, const Status& error);
@@ -176,6 +199,11 @@ class ControllerRuntime {
   std::atomic<std::uint64_t> jobs_synced_{0};
   std::atomic<std::uint64_t> job_writes_{0};
   std::atomic<std::uint64_t> quota_writes_{0};
+
+  std::unique_ptr<webhook::WebhookServer> webhook_server_;
+  int webhook_port_ = 0;
+  std::string webhook_configuration_;  // the desired object's JSON
+  std::optional<Clock::MonotonicTime> webhook_checked_;
 
   std::unique_ptr<k8s::LeaderElector> elector_;
   std::thread elector_thread_;

@@ -1,4 +1,5 @@
-// arbiter-controller: the controllers (today: PodGroup upkeep, runtime/controller_runtime.h).
+// arbiter-controller: the controllers (queue quotas, BatchJob, PodGroup upkeep) and the admission
+// webhook (runtime/controller_runtime.h).
 // Parses flags and wires the pieces.
 //
 // Exit codes: 0 after SIGTERM/SIGINT (clean stop), 1 when it cannot run or loses its leader
@@ -37,6 +38,11 @@ struct Flags {
   double kube_api_qps = 50;
   int kube_api_burst = 100;
   int verbosity = 0;
+  std::string webhook_bind_address;
+  int webhook_port = 9443;
+  std::string webhook_url;
+  std::string webhook_service;
+  std::string webhook_cert_dir;
 };
 
 int Usage(const std::string& message) {
@@ -79,6 +85,20 @@ int main(int argc, char** argv) {
   app.add_option("--kube-api-burst", flags.kube_api_burst, "API request burst (client-side)")
       ->capture_default_str();
   app.add_option("-v,--v", flags.verbosity, "log verbosity")->capture_default_str();
+  app.add_option("--webhook-bind-address", flags.webhook_bind_address,
+                 "serve the admission webhook on this address (0.0.0.0 in a cluster); default: "
+                 "no webhook");
+  app.add_option("--webhook-port", flags.webhook_port, "the webhook's port; 0: any free port")
+      ->capture_default_str();
+  app.add_option(
+      "--webhook-url", flags.webhook_url,
+      "where kube-apiserver calls the webhook (written to the "
+      "ValidatingWebhookConfiguration); default: https://<bind address>:<port>/validate");
+  app.add_option("--webhook-service", flags.webhook_service,
+                 "or the Service in front of it, as namespace/name[:port]");
+  app.add_option("--webhook-cert-dir", flags.webhook_cert_dir,
+                 "tls.crt, tls.key and ca.crt of the webhook (a mounted Secret); default: a CA and "
+                 "certificate made at start-up");
 
   std::vector<std::string> args = arbiter::runtime::NormalizeArgs(argc, argv);
   std::vector<char*> arg_pointers;
@@ -107,6 +127,39 @@ int main(int argc, char** argv) {
     return Usage("--leader-elect-namespace: \"" + flags.leader_elect_namespace +
                  "\" is not a valid namespace name");
   }
+  if (flags.webhook_port < 0 || flags.webhook_port > 65535) {
+    return Usage("--webhook-port: must be 0 to 65535");
+  }
+  if (!flags.webhook_url.empty() && !flags.webhook_url.starts_with("https://")) {
+    return Usage(
+        "--webhook-url: must start with https:// (kube-apiserver calls webhooks over TLS)");
+  }
+  arbiter::runtime::WebhookOptions webhook;
+  webhook.bind_address = flags.webhook_bind_address;
+  webhook.port = flags.webhook_port;
+  webhook.endpoint.url = flags.webhook_url;
+  webhook.cert_dir = flags.webhook_cert_dir;
+  if (!flags.webhook_service.empty()) {
+    std::string service = flags.webhook_service;
+    const std::size_t slash = service.find('/');
+    const std::size_t colon = service.find(':');
+    if (slash == std::string::npos || slash == 0 || slash + 1 >= std::min(colon, service.size())) {
+      return Usage("--webhook-service: want namespace/name[:port], got \"" + service + "\"");
+    }
+    webhook.endpoint.service_namespace = service.substr(0, slash);
+    webhook.endpoint.service_name = service.substr(slash + 1, colon - slash - 1);
+    if (colon != std::string::npos) {
+      try {
+        webhook.endpoint.service_port = std::stoi(service.substr(colon + 1));
+      } catch (const std::exception&) {
+        return Usage("--webhook-service: the port of \"" + service + "\" is not a number");
+      }
+    }
+  }
+  if (webhook.bind_address.empty() &&
+      (!flags.webhook_url.empty() || !flags.webhook_service.empty())) {
+    return Usage("--webhook-url and --webhook-service need --webhook-bind-address");
+  }
   arbiter::SetLogVerbosity(flags.verbosity);
 
   const arbiter::Clock& clock = arbiter::RealClock::Instance();
@@ -125,6 +178,7 @@ int main(int argc, char** argv) {
   options.scheduler_name = flags.scheduler_name;
   options.namespaces = *namespaces;
   options.period = *period;
+  options.webhook = webhook;
   if (flags.leader_elect) {
     arbiter::k8s::LeaderElectionConfig election;
     election.namespace_name = flags.leader_elect_namespace;
