@@ -28,6 +28,8 @@ E2E_NAME=""            # the cluster's name
 E2E_TMP=""             # logs and manifests of this run
 E2E_SCHEDULER_PID=""
 E2E_CONTROLLER_PID=""
+# Other processes a test started (a second scheduler...), stopped by e2e_teardown.
+E2E_EXTRA_PIDS=()
 E2E_CLUSTER_STARTED=0
 E2E_INVARIANT=()       # a command that must hold at every poll (see e2e_invariant)
 E2E_CHECKS=0
@@ -190,6 +192,9 @@ e2e_teardown() {
   fi
   e2e_stop_scheduler
   e2e_stop_controller
+  local extra
+  for extra in "${E2E_EXTRA_PIDS[@]}"; do kill -TERM "$extra" 2>/dev/null || true; done
+  for extra in "${E2E_EXTRA_PIDS[@]}"; do wait "$extra" 2>/dev/null || true; done
   if ((E2E_CLUSTER_STARTED)); then
     local down_args=(--name "$E2E_NAME")
     ((rc != 0)) && [[ ${ARBITER_KEEP_CLUSTER_LOGS:-0} == 1 ]] && down_args+=(--keep-logs)

@@ -62,6 +62,9 @@ class SchedulerRuntime::ApiEffects final : public Effects {
   // At most once per period per queue: a queue's allocation changes with every bind, and a
   // skipped change is emitted again by the next session, which still sees the old status.
   void WriteQueueStatus(const QueueUpdate& update) override {
+    // Queues are cluster-wide: an instance that sees only some namespaces would write a partial
+    // allocation over the unrestricted instance's.
+    if (!r_.options_.cache.namespaces.empty()) return;
     const Clock::MonotonicTime now = r_.clock_.MonotonicNow();
     auto [it, fresh] = r_.queue_written_.try_emplace(update.name, now);
     if (!fresh && now - it->second < r_.options_.period) return;

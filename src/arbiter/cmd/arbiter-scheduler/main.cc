@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   app.add_option("--node-selector", flags.node_selector,
                  "only nodes with these labels are in scope, e.g. zone=a,tier=batch");
   app.add_option("--namespaces", flags.namespaces,
-                 "schedule pods of these namespaces only (comma-separated); default: all");
+                 "schedule pods of these namespaces only (comma-separated; such an instance "
+                 "writes no Queue status); default: all");
   app.add_flag("--leader-elect", flags.leader_elect,
                "run sessions only while holding the Lease arbiter-scheduler");
   app.add_option("--leader-elect-namespace", flags.leader_elect_namespace,
