@@ -61,6 +61,15 @@ bool ControllerRuntime::InScope(const std::string& namespace_name) const {
 
 namespace {
 
+// metadata.resourceVersion of the object a write returned, or empty.
+std::string ResourceVersionOf(const std::string& object_json) {
+  const nlohmann::json object = nlohmann::json::parse(object_json, nullptr, false);
+  if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object()) {
+    return {};
+  }
+  return object["metadata"].value("resourceVersion", "");
+}
+
 // The uid of the BatchJob that controls `pod`, or empty.
 std::string JobUidOf(const Pod& pod) {
   const OwnerReference* owner = pod.meta.Controller();
@@ -469,12 +478,7 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
       }
       return;
     }
-    const nlohmann::json object = nlohmann::json::parse(*written, nullptr, false);
-    std::string rv;
-    if (object.is_object() && object.contains("metadata") &&
-        !object["metadata"].value("resourceVersion", "").empty()) {
-      rv = object["metadata"]["resourceVersion"].get<std::string>();
-    }
+    const std::string rv = ResourceVersionOf(*written);
     std::lock_guard lock(store_mu_);
     // The watch may have shown the write before the response came back.
     auto seen = jobs_.find(key);
@@ -627,14 +631,11 @@ void ControllerRuntime::SyncQueueQuotas() {
       if (!quiet(written.status())) {
         ReportOnce("queue " + u.queue + ": writing status", written.status());
       } else if (written.ok()) {
-        const nlohmann::json object = nlohmann::json::parse(*written, nullptr, false);
-        if (object.is_object() && object.contains("metadata")) {
-          const std::string rv = object["metadata"].value("resourceVersion", "");
-          std::lock_guard lock(store_mu_);
-          auto seen = queues_.find(u.queue);
-          if (!rv.empty() && (seen == queues_.end() || seen->second.meta.resource_version != rv)) {
-            queue_written_[u.queue] = {rv, *u.status, clock_.MonotonicNow()};
-          }
+        const std::string rv = ResourceVersionOf(*written);
+        std::lock_guard lock(store_mu_);
+        auto seen = queues_.find(u.queue);
+        if (!rv.empty() && (seen == queues_.end() || seen->second.meta.resource_version != rv)) {
+          queue_written_[u.queue] = {rv, *u.status, clock_.MonotonicNow()};
         }
       }
     }
