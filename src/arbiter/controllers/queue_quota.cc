@@ -70,6 +70,15 @@ ResourceList Zeroed(const ResourceList& hard) {
   return out;
 }
 
+// Whether going from `before` to `after` lowers some limit, or sets one where there was none
+// (a missing key is no limit): pods may then run beyond the new quota.
+bool Lowers(const ResourceList& before, const ResourceList& after) {
+  return std::ranges::any_of(after.entries(), [&](const ResourceEntry& e) {
+    const std::optional<std::int64_t> old = before.Find(e.name);
+    return !old.has_value() || e.amount < *old;
+  });
+}
+
 // The condition, keeping its transition time when its status did not change.
 ObservedCondition MakeCondition(const Queue& queue, bool synced, std::string reason,
                                 std::string message, Clock::WallTime now) {
@@ -255,6 +264,9 @@ QuotaPlan PlanQueueQuotas(const QuotaObservation& obs) {
       const ResourceList& hard = limits.at(name);
       if (!(queue->status.quota.hard == hard) || queue->status.quota.generation == 0) {
         quota.generation = queue->status.quota.generation + 1;
+        if (queue->status.quota.generation == 0 || Lowers(queue->status.quota.hard, hard)) {
+          quota.lowered_at = obs.now;
+        }
         quota.hard = hard;
       }
       for (const std::string& ns : mine) {
@@ -375,6 +387,9 @@ std::string QueueQuotaStatusPatch(const QueueStatus& before, const QueueStatus& 
                            {{"quota",
                              {{"generation", after.quota.generation},
                               {"hard", std::move(hard)},
+                              {"loweredAt", after.quota.lowered_at ? nlohmann::json(FormatRfc3339(
+                                                                         *after.quota.lowered_at))
+                                                                   : nlohmann::json(nullptr)},
                               {"namespaces", after.quota.namespaces},
                               {"sharedNamespaces", after.quota.shared_namespaces}}},
                             {"conditions", std::move(conditions)}}}};

@@ -309,6 +309,37 @@ TEST_F(QuotaPlanTest, AChangeOfLimitsIsANewGenerationEverywhere) {
   EXPECT_EQ(Synced(after)->observed_generation, 2);
 }
 
+TEST_F(QuotaPlanTest, AGenerationThatLowersALimitRecordsWhen) {
+  Queue ml = Selecting(Enforcing("ml", QuotaEnforce::kCapability), "ml");
+  ml.spec.capability.Set("cpu", 8000);
+  obs.queues = {ml};
+  Apply(obs, PlanQueueQuotas(obs));
+  // The first limits count as lowered: there was no limit before them.
+  EXPECT_EQ(QueueNamed("ml").status.quota.lowered_at, obs.now);
+  const Clock::WallTime first = obs.now;
+
+  obs.now += std::chrono::minutes(1);
+  QueueNamed("ml").spec.capability.Set("cpu", 12'000);
+  Apply(obs, PlanQueueQuotas(obs));
+  EXPECT_EQ(QueueNamed("ml").status.quota.generation, 2);
+  EXPECT_EQ(QueueNamed("ml").status.quota.lowered_at, first);  // raised: nothing runs beyond it
+
+  obs.now += std::chrono::minutes(1);
+  QueueNamed("ml").spec.capability.Set("memory", 64 * kGi);  // a new limit lowers from none
+  Apply(obs, PlanQueueQuotas(obs));
+  EXPECT_EQ(QueueNamed("ml").status.quota.lowered_at, obs.now);
+
+  obs.now += std::chrono::minutes(1);
+  QueueNamed("ml").spec.capability.Set("cpu", 2000);
+  const QuotaPlan plan = PlanQueueQuotas(obs);
+  ASSERT_EQ(plan.queues.size(), 1U);
+  ASSERT_TRUE(plan.queues[0].status.has_value());
+  EXPECT_EQ(plan.queues[0].status->quota.lowered_at, obs.now);
+  const nlohmann::json patch =
+      nlohmann::json::parse(QueueQuotaStatusPatch(QueueNamed("ml").status, *plan.queues[0].status));
+  EXPECT_EQ(patch["status"]["quota"]["loweredAt"], FormatRfc3339(obs.now));
+}
+
 TEST_F(QuotaPlanTest, ANamespaceTwoQueuesSelectGetsNoResourceQuotaAndBothSaySo) {
   Queue ml = Selecting(Enforcing("ml", QuotaEnforce::kDeserved), "ml");
   Queue ml2 = Enforcing("ml2", QuotaEnforce::kDeserved);

@@ -811,6 +811,7 @@ Status ReadQueueQuotaStatus(value& v, QueueQuotaStatus& out) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "generation") return At("generation", ReadInt64(f, out.generation));
     if (key == "hard") return At("hard", ReadResourceList(f, out.hard));
+    if (key == "loweredAt") return At("loweredAt", ReadTime(f, out.lowered_at));
     if (key == "namespaces") return At("namespaces", ReadStrings(f, out.namespaces));
     if (key == "sharedNamespaces") {
       return At("sharedNamespaces", ReadStrings(f, out.shared_namespaces));

@@ -229,6 +229,7 @@ TEST(DecodeQueueTest, ReadsQuotaFinalizersAndConditions) {
       "finalizers": ["arbiter.dev/queue-quota"]},
     "spec": {"quota": {"enforce": "Deserved"}},
     "status": {"quota": {"generation": 2, "hard": {"requests.cpu": "1500m"},
+                         "loweredAt": "2026-12-01T10:00:00Z",
                          "namespaces": ["a", "b"], "sharedNamespaces": ["c"]},
                "conditions": [{"type": "QuotaSynced", "status": "True", "reason": "Synced",
                                "observedGeneration": 3}]}})");
@@ -237,6 +238,8 @@ TEST(DecodeQueueTest, ReadsQuotaFinalizersAndConditions) {
   EXPECT_EQ(queue->spec.quota_enforce, QuotaEnforce::kDeserved);
   EXPECT_EQ(queue->status.quota.generation, 2);
   EXPECT_EQ(queue->status.quota.hard.Get("requests.cpu"), 1500);
+  ASSERT_TRUE(queue->status.quota.lowered_at.has_value());
+  EXPECT_EQ(FormatRfc3339(*queue->status.quota.lowered_at), "2026-12-01T10:00:00Z");
   EXPECT_EQ(queue->status.quota.namespaces, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(queue->status.quota.shared_namespaces, std::vector<std::string>{"c"});
   ASSERT_EQ(queue->status.conditions.size(), 1U);

@@ -56,10 +56,13 @@ struct QueueSpec {
 // status.quota, written by arbiter-controller: the hard limits of the queue's ResourceQuotas as
 // "requests.*" keys, the generation of the computation that gave them (also on each
 // ResourceQuota, as an annotation), and which selected namespaces got one and which did not
-// because another queue selects them too.
+// because another queue selects them too. lowered_at: when a generation last lowered a limit (or
+// set one where there was none); the scheduler reclaims pods running beyond the quota only once
+// its grace period has passed since then (docs/quota.md).
 struct QueueQuotaStatus {
   std::int64_t generation = 0;
   ResourceList hard;
+  std::optional<Clock::WallTime> lowered_at;
   std::vector<std::string> namespaces;
   std::vector<std::string> shared_namespaces;
   friend bool operator==(const QueueQuotaStatus&, const QueueQuotaStatus&) = default;
