@@ -16,14 +16,27 @@
 #  8. while a queue's capability flips between 3 and 6 CPU and pods keep coming, a watcher
 #     sampling every 100 ms never sees the scheduler admit a pod beyond status.hard; nor while
 #     its Deserved entitlement flips between 3 and 4.5 CPU, where only the quota stops the
-#     scheduler from lending it more.
+#     scheduler from lending it more;
+#  9. a queue's capability lowered from 8 to 4 CPU under 8 CPU of running pods: they all run
+#     through the grace period (the scheduler's preemption.quotaGraceSeconds, 10 s here), then
+#     the two low-priority pods are evicted (the pods beyond the quota, cheapest first), the
+#     high-priority gang stays whole, and the evicted pods' events and group say why.
 # shellcheck source-path=SCRIPTDIR disable=SC2016,SC2119  # jsonpath in single quotes; optional flags
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 e2e_setup quota --nodes 3 --node-cpu 80 --node-memory 256Gi --with-controller-manager
-e2e_start_scheduler
+QUOTA_GRACE=10
+cat >"$E2E_TMP/scheduler.yaml" <<EOF
+actions: [enqueue, allocate, preempt, reclaim, backfill]
+tiers:
+  - plugins: [{name: priority}, {name: gang}, {name: drf}, {name: proportion}]
+  - plugins: [{name: predicates}, {name: nodeorder}]
+preemption:
+  quotaGraceSeconds: $QUOTA_GRACE
+EOF
+e2e_start_scheduler --config "$E2E_TMP/scheduler.yaml"
 e2e_start_controller
 
 # rq NS QUEUE JSONPATH: a field of the queue's ResourceQuota in NS (empty when there is none).
@@ -148,5 +161,48 @@ team_namespace flux2 flux2
 wait_until "queue flux2's quota is taken" 30 rq_taken_is flux2 flux2 4500m
 flux flux2 flux2 sibling '{"spec":{"weight":2}}' '{"spec":{"weight":1}}' \
   "entitlement flipped 3 <-> 4500m CPU under load"
+
+# --- 9. pods beyond a lowered quota are reclaimed after the grace period ------------------------
+team_namespace shrink shrink
+queue_yaml shrink 'capability={cpu: 8}' team=shrink quota=Capability | apply_yaml
+wait_until "queue shrink's quota is taken" 30 rq_taken_is shrink shrink 8
+{
+  priorityclass_yaml quota-e2e-high 1000
+  priorityclass_yaml quota-e2e-low 10
+  group_yaml keep min=2 queue=shrink ns=shrink priority=quota-e2e-high
+  pod_yaml keep-0 ns=shrink group=keep cpu=2 priority=quota-e2e-high
+  pod_yaml keep-1 ns=shrink group=keep cpu=2 priority=quota-e2e-high
+  for i in 0 1; do
+    group_yaml "low-$i" queue=shrink ns=shrink priority=quota-e2e-low
+    pod_yaml "low-$i" ns=shrink group="low-$i" cpu=2 priority=quota-e2e-low
+  done
+} | apply_yaml
+wait_until "8 CPU of pods run in queue shrink" 30 bound_cpu_is e2e=true 8000 shrink
+shrink_pods() { k -n shrink get pods --no-headers 2>/dev/null | wc -l; }
+all_run() { (($(shrink_pods) == 4)) && bound_cpu_is e2e=true 8000 shrink; }
+low_gone() { ! k -n shrink get pod low-0 >/dev/null 2>&1 && ! k -n shrink get pod low-1 >/dev/null 2>&1; }
+lowered_at() { [[ -n $(queue_field shrink .status.quota.loweredAt) ]]; }
+said_quota() {
+  k -n shrink get events --field-selector involvedObject.kind=Pod,involvedObject.name=low-0,reason=Preempted \
+    -o jsonpath='{.items[*].message}' | grep -q "beyond its lowered ResourceQuota"
+}
+group_said_quota() {
+  k -n shrink get podgroup low-0 -o jsonpath='{.status.conditions[?(@.type=="Preempted")].message}' |
+    grep -q '(quota)'
+}
+k patch queue shrink --type merge -p '{"spec":{"capability":{"cpu":"4"}}}' >/dev/null
+wait_until "the quota is lowered to 4 CPU and taken" 30 rq_taken_is shrink shrink 4
+expect "the queue's status says when it was lowered" lowered_at
+# Until 2 s before the grace period ends, counted from when the controller lowered the quota.
+held=$(($(date -d "$(queue_field shrink .status.quota.loweredAt)" +%s) + QUOTA_GRACE - 2 - $(date +%s)))
+((held >= 3)) || fail "the quota was lowered too long ago to watch the grace period ($held s left)"
+holds_for "every pod runs on beyond the lowered quota during the grace period" "$held" all_run
+wait_until "then the two low-priority pods beyond the quota are evicted" 40 low_gone
+expect "and only they: the high-priority gang runs whole" \
+  bound_cpu_is arbiter.dev/pod-group=keep 4000 shrink
+expect "no other pod left" test "$(shrink_pods)" -eq 2
+wait_until "the evicted pod's Preempted event names the quota" 15 said_quota
+wait_until "its group's Preempted condition says quota" 15 group_said_quota
+holds_for "and nothing more is evicted" 3 bound_cpu_is arbiter.dev/pod-group=keep 4000 shrink
 
 e2e_done

@@ -49,11 +49,6 @@ bool PlacedThisSession(const Session& session, TaskIndex t) {
   return session.task_state(t) == TaskState::kAllocated;
 }
 
-// When the pod started running (status.startTime), else when it was created.
-Clock::WallTime StartOf(const TaskInfo& task) {
-  return task.pod->status.start_time.value_or(task.pod->meta.creation_timestamp);
-}
-
 // A set of pods evicted together: one surplus pod, or every placed pod of a job.
 struct Unit {
   JobIndex job{0};
@@ -374,12 +369,17 @@ bool MoreValuable(const Session& session, const Unit& a, const Unit& b) {
 
 }  // namespace
 
+Clock::WallTime StartOf(const TaskInfo& task) {
+  return task.pod->status.start_time.value_or(task.pod->meta.creation_timestamp);
+}
+
 PreemptionOptions PreemptionOptionsFrom(const PreemptionConfig& config) {
   PreemptionOptions options;
   options.min_runtime = std::chrono::seconds(config.min_runtime_seconds);
   options.max_grace_seconds = config.max_grace_period_seconds;
   options.nomination_timeout = std::chrono::seconds(config.nomination_timeout_seconds);
   options.evictions_per_minute_per_queue = config.evictions_per_minute_per_queue;
+  options.quota_grace = std::chrono::seconds(config.quota_grace_seconds);
   return options;
 }
 

@@ -62,6 +62,8 @@ struct PreemptionOptions {
   std::int32_t evictions_per_minute_per_queue = 200;
   // A preemptor never evicts pods of a job it already evicted within this window.
   std::chrono::seconds no_repeat_window{600};
+  // How long after a queue's quota was lowered the pods running beyond it are reclaimed.
+  std::chrono::seconds quota_grace{300};
 };
 
 PreemptionOptions PreemptionOptionsFrom(const PreemptionConfig& config);
@@ -83,6 +85,10 @@ using VictimFilter = std::function<bool(const Session&, JobIndex preemptor, Task
 // Null: no limit (preempt).
 using QueueGuard =
     std::function<bool(const Session&, QueueIndex queue, const ResourceVector& taken)>;
+
+// When the pod started running (status.startTime), else when it was created: the running time a
+// victim loses, and which of two victims is the younger.
+Clock::WallTime StartOf(const TaskInfo& task);
 
 // Whether the pod may never be a victim, whatever the action (the list in the header comment).
 bool NeverVictim(const Session& session, TaskIndex task, const PreemptionOptions& options);

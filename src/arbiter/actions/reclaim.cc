@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "arbiter/actions/quota_reclaim.h"
 #include "arbiter/framework/session.h"
 
 namespace arbiter {
@@ -35,6 +36,8 @@ bool AtOrAboveShare(const ResourceVector& allocated, const ResourceVector& deser
 }  // namespace
 
 void ReclaimAction::Execute(Session& session) {
+  // Pods beyond a lowered quota first: the room they free is then shared as usual.
+  ReclaimBeyondQuota(session, options_);
   const std::size_t queues = session.snapshot().queues.size();
   std::vector<std::optional<ResourceVector>> deserved(queues);
   std::vector<ResourceVector> guarantee(queues);

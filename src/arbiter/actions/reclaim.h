@@ -9,8 +9,10 @@
 //     resources of allocated to deserved, stays >= 1, as the proportion plugin measures it) and
 //     every resource of its guarantee.
 // A queue that lost pods to reclaim is therefore at or above its share and cannot reclaim them
-// back. The victim's priority does not matter between queues; among possible victims the engine
-// still prefers the fewest broken jobs, the lowest priority and the youngest pods.
+// back. Before all that, pods running beyond a lowered ResourceQuota are evicted once its grace
+// period has passed (actions/quota_reclaim.h). The victim's priority does not matter between
+// queues; among possible victims the engine still prefers the fewest broken jobs, the lowest
+// priority and the youngest pods.
 #pragma once
 
 #include "arbiter/actions/preemption.h"

@@ -51,6 +51,7 @@ using JobIndex = StrongIndex<struct JobIndexTag>;
 using QueueIndex = StrongIndex<struct QueueIndexTag>;
 inline constexpr NodeIndex kNoNode{-1};
 inline constexpr QueueIndex kNoQueue{-1};
+inline constexpr JobIndex kNoJob{-1};  // e.g. the preemptor of a quota eviction: there is none
 
 enum class TaskState : std::uint8_t {
   kPending,    // on no node

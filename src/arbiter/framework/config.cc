@@ -53,9 +53,10 @@ StatusOr<SchedulerConfig> Convert(const YAML::Node& root, std::string_view sourc
       CheckKeys(source, "(root)", root, {"actions", "tiers", "filterThreads", "preemption"}));
   if (const YAML::Node preemption = root["preemption"]) {
     if (!preemption.IsMap()) return Invalid(source, "preemption", "expected a mapping");
-    ARBITER_RETURN_IF_ERROR(CheckKeys(source, "preemption", preemption,
-                                      {"maxGracePeriodSeconds", "nominationTimeoutSeconds",
-                                       "minRuntimeSeconds", "evictionsPerMinutePerQueue"}));
+    ARBITER_RETURN_IF_ERROR(
+        CheckKeys(source, "preemption", preemption,
+                  {"maxGracePeriodSeconds", "nominationTimeoutSeconds", "minRuntimeSeconds",
+                   "evictionsPerMinutePerQueue", "quotaGraceSeconds"}));
     PreemptionConfig& p = config.preemption;
     ARBITER_RETURN_IF_ERROR(ReadWhole(source, preemption, "maxGracePeriodSeconds", 0, 3600,
                                       p.max_grace_period_seconds));
@@ -67,6 +68,8 @@ StatusOr<SchedulerConfig> Convert(const YAML::Node& root, std::string_view sourc
     ARBITER_RETURN_IF_ERROR(
         ReadWhole(source, preemption, "evictionsPerMinutePerQueue", 0, 1'000'000, budget));
     p.evictions_per_minute_per_queue = static_cast<std::int32_t>(budget);
+    ARBITER_RETURN_IF_ERROR(
+        ReadWhole(source, preemption, "quotaGraceSeconds", 0, 86400, p.quota_grace_seconds));
   }
   if (const YAML::Node threads = root["filterThreads"]) {
     int value = -1;

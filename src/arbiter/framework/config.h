@@ -16,6 +16,8 @@
 //     nominationTimeoutSeconds: 300             # a preemptor's wait for the room (1 to 3600)
 //     minRuntimeSeconds: 0                      # younger pods are never victims (0 to 86400)
 //     evictionsPerMinutePerQueue: 200           # 0: no budget
+//     quotaGraceSeconds: 300                    # pods beyond a lowered quota are reclaimed this
+//                                               # long after it was lowered (0 to 86400)
 //
 // Unknown keys are errors, naming where they are; plugin arguments are checked by the plugin's
 // factory when the scheduler is built (Scheduler::Create), so a typo fails at start-up, not later.
@@ -53,6 +55,9 @@ struct PreemptionConfig {
   // A queue that lost this many pods to preemption in the last minute loses no more until the
   // minute passes (a plan that starts below it may go over once: a gang is evicted whole).
   std::int32_t evictions_per_minute_per_queue = 200;
+  // Pods running beyond a queue's lowered ResourceQuota are reclaimed (reclaim action) once this
+  // long has passed since it was lowered: time for their owners to shrink first.
+  std::int64_t quota_grace_seconds = 300;
   friend bool operator==(const PreemptionConfig&, const PreemptionConfig&) = default;
 };
 

@@ -104,10 +104,14 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
   }
   if (last != nullptr) {
     ++status.preemption_count;
-    SetCondition(status.conditions, "Preempted", "True", "PreemptionByScheduler",
-                 std::to_string(evicted) + " pod(s) evicted for " +
-                     session.job(last->preemptor).Key() + " (" +
-                     std::string(EvictionKindName(last->kind)) + ")",
+    std::string why = std::to_string(evicted) + " pod(s) evicted ";
+    if (last->preemptor == kNoJob) {
+      why += "(quota): queue " + info.queue + " runs beyond its lowered ResourceQuota";
+    } else {
+      why += "for " + session.job(last->preemptor).Key() + " (" +
+             std::string(EvictionKindName(last->kind)) + ")";
+    }
+    SetCondition(status.conditions, "Preempted", "True", "PreemptionByScheduler", std::move(why),
                  now);
   }
   if (const Session::RecordedJobVerdict* v = session.job_verdict(j)) {
@@ -141,12 +145,20 @@ SessionResult BuildResult(const Session& session) {
   }
   for (const Session::Eviction& e : session.evictions()) {
     const TaskInfo& info = session.task(e.victim);
-    const JobInfo& preemptor = session.job(e.preemptor);
-    std::string message =
-        "Preempted by " + preemptor.Key() + " (" + std::string(EvictionKindName(e.kind)) + ": ";
-    message += e.kind == EvictionKind::kPreempt
-                   ? "a job of higher priority in queue " + preemptor.queue + ")"
-                   : "queue " + preemptor.queue + " is below its deserved share)";
+    std::string message;
+    std::string preemptor_key;
+    if (e.preemptor == kNoJob) {
+      message = "Evicted by the scheduler (quota: queue " + session.job(info.job).queue +
+                " runs beyond its lowered ResourceQuota, and its grace period has passed)";
+    } else {
+      const JobInfo& preemptor = session.job(e.preemptor);
+      preemptor_key = preemptor.Key();
+      message =
+          "Preempted by " + preemptor_key + " (" + std::string(EvictionKindName(e.kind)) + ": ";
+      message += e.kind == EvictionKind::kPreempt
+                     ? "a job of higher priority in queue " + preemptor.queue + ")"
+                     : "queue " + preemptor.queue + " is below its deserved share)";
+    }
     EvictDecision d;
     d.namespace_name = info.namespace_name();
     d.pod_name = info.name();
@@ -156,7 +168,7 @@ SessionResult BuildResult(const Session& session) {
     d.message = std::move(message);
     d.grace_period_seconds = e.grace_period_seconds;
     d.kind = e.kind;
-    d.preemptor = preemptor.Key();
+    d.preemptor = std::move(preemptor_key);
     d.victim_job = session.job(info.job).Key();
     d.queue = session.job(info.job).queue;
     result.evictions.push_back(std::move(d));

@@ -21,10 +21,19 @@ struct BindDecision {
   std::string node_name;
 };
 
-// Why a pod is evicted: for a higher-priority job of its queue, or for a queue below its share.
-enum class EvictionKind : std::uint8_t { kPreempt, kReclaim };
+// Why a pod is evicted: for a higher-priority job of its queue, for a queue below its share, or
+// because its own queue runs beyond its lowered ResourceQuota (no preemptor).
+enum class EvictionKind : std::uint8_t { kPreempt, kReclaim, kQuota };
 inline std::string_view EvictionKindName(EvictionKind kind) {
-  return kind == EvictionKind::kPreempt ? "preempt" : "reclaim";
+  switch (kind) {
+    case EvictionKind::kPreempt:
+      return "preempt";
+    case EvictionKind::kReclaim:
+      return "reclaim";
+    case EvictionKind::kQuota:
+      return "quota";
+  }
+  return "unknown";
 }
 
 // A pod to evict (preemption, reclaim): through the Eviction API, so that PodDisruptionBudgets
@@ -38,7 +47,7 @@ struct EvictDecision {
   std::string message;    // names the preemptor
   std::int64_t grace_period_seconds = 30;
   EvictionKind kind = EvictionKind::kPreempt;
-  std::string preemptor;   // the job it makes room for, namespace/name
+  std::string preemptor;   // the job it makes room for, namespace/name; empty for kQuota
   std::string victim_job;  // the job it belongs to, namespace/name
   std::string queue;       // the victim's queue
 };

@@ -257,7 +257,7 @@ class Checker {
       if (GroupOf(*pod) != nullptr) {
         victim_groups.insert(pod->meta.namespace_name + "/" + PodGroupNameOf(*pod));
       }
-      preemptors.insert(e.preemptor);
+      if (!e.preemptor.empty()) preemptors.insert(e.preemptor);  // a quota eviction has none
       if (e.kind == EvictionKind::kReclaim) reclaimed.insert(e.queue);
     }
     for (const std::string& key : victim_groups) CheckVictimGang(key);

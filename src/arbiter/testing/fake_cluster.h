@@ -40,6 +40,9 @@ class FakeCluster {
   void Add(const PriorityClass& pc) { cluster_->Add(pc); }
   void Add(const PodGroup& group) { cluster_->Add(group); }
   void Add(const Pod& pod) { cluster_->Add(pod); }
+  void Add(const PodDisruptionBudget& pdb) { cluster_->Add(pdb); }
+  // As the scheduler's watch of ResourceQuotas would (a queue's, by its annotation).
+  void Add(const ResourceQuota& quota) { cluster_->cache().UpsertResourceQuota(quota); }
   void Delete(const Pod& pod) { DeletePod(pod.meta.uid); }
   void DeletePod(const std::string& uid) {
     const Status deleted = cluster_->DeletePod(uid);
@@ -63,6 +66,8 @@ class FakeCluster {
   const std::map<std::string, Pod>& pods() const { return cluster_->pods(); }
   const PodGroup& group(const std::string& key) const { return cluster_->groups().at(key); }
   ClusterCache& cache() { return cluster_->cache(); }
+  // The clock of the last session (each session runs one second after the one before).
+  Clock::WallTime now() const { return cluster_->now(); }
   std::shared_ptr<const arbiter::Snapshot> TakeSnapshot() {
     return cluster_->cache().TakeSnapshot(cluster_->now());
   }
