@@ -97,6 +97,7 @@ void AllocateJob(Session& session, JobIndex j) {
   if (first_failure.has_value()) {
     const auto& [t, why] = *first_failure;
     failure = "pod " + session.task(t).Key() + ": " + why.Message(session, t, /*gang=*/true);
+    session.RecordJobPlacement(j, t, why);
   }
   session.RecordJobUnschedulable(j, JobReason::kNotEnoughResources,
                                  GangMessage(session, j, placed, failure));

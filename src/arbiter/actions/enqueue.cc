@@ -54,8 +54,8 @@ void EnqueueAction::Execute(Session& session) {
               " free that no admitted group has reserved");
       continue;
     }
-    if (auto why = session.JobNotEnqueueable(j)) {
-      session.RecordJobUnschedulable(j, JobReason::kNotEnqueued, *why);
+    if (std::optional<JobVerdict> why = session.JobNotEnqueueable(j)) {
+      session.RecordJobUnschedulable(j, why->reason, std::move(why->message));
       continue;
     }
     available.Subtract(need);

@@ -115,7 +115,7 @@ std::int32_t Session::TasksStillNeeded(JobIndex j, const std::string& task_name)
   return needed;
 }
 
-std::optional<std::string> Session::JobNotEnqueueable(JobIndex j) const {
+std::optional<JobVerdict> Session::JobNotEnqueueable(JobIndex j) const {
   CheckOpen();
   return FirstAnswer(plugins_.job_enqueue,
                      [&](const JobEnqueueExtension& p) { return p.JobNotEnqueueable(*this, j); });

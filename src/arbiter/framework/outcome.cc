@@ -1,6 +1,7 @@
 #include "arbiter/framework/outcome.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -27,6 +28,132 @@ void SetCondition(std::vector<Condition>& conditions, const std::string& type,
 
 bool IsTerminal(TaskState state) {
   return state == TaskState::kSucceeded || state == TaskState::kFailed;
+}
+
+// The gate a reason belongs to, as `arbiterctl explain` names it.
+std::string_view GateOf(JobReason reason) {
+  switch (reason) {
+    case JobReason::kQueueNotFound:
+    case JobReason::kQueueClosed:
+    case JobReason::kQueueNotAllowed:
+      return "Queue";
+    case JobReason::kQueueCapability:
+      return "Capability";
+    case JobReason::kQueueOverused:
+    case JobReason::kNotEnqueued:  // its share is taken, at admission
+      return "DeservedShare";
+    case JobReason::kPodGroupNotFound:
+    case JobReason::kNotEnoughPods:
+      return "NotEnoughPods";
+    case JobReason::kNotEnoughResources:
+    case JobReason::kPreemptionWouldNotFit:
+      return "Placement";
+    case JobReason::kWaitingForPreemption:
+      return "WaitingForPreemption";
+    case JobReason::kPreempted:
+      return "Preempted";
+    case JobReason::kInvalid:
+      break;
+  }
+  return "Invalid";
+}
+
+// Where each waiting job stands in its queue, in the order the scheduler tries them (1: next),
+// exact up to kMaxPosition; and, for those, the first jobs ahead of it.
+struct QueuePlace {
+  std::int32_t position = 0;
+  std::vector<std::string> ahead;
+};
+
+std::map<JobIndex, QueuePlace> QueuePlaces(const Session& session) {
+  std::map<QueueIndex, std::vector<JobIndex>> waiting;
+  for (JobIndex j : JobIndex::Range(session.job_count())) {
+    const JobInfo& info = session.job(j);
+    if (info.group == nullptr || info.queue_index == kNoQueue || session.JobReady(j) ||
+        session.job_verdict(j) == nullptr) {
+      continue;
+    }
+    waiting[info.queue_index].push_back(j);
+  }
+  std::map<JobIndex, QueuePlace> out;
+  const auto exact = static_cast<std::size_t>(PendingExplanation::kMaxPosition);
+  for (auto& [q, jobs] : waiting) {
+    const std::size_t head = std::min(exact, jobs.size());
+    std::partial_sort(jobs.begin(), jobs.begin() + static_cast<std::ptrdiff_t>(head), jobs.end(),
+                      [&](JobIndex a, JobIndex b) { return session.JobBefore(a, b); });
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      QueuePlace& place = out[jobs[i]];
+      if (i >= head) {
+        place.position = PendingExplanation::kMaxPosition + 1;
+        continue;
+      }
+      place.position = static_cast<std::int32_t>(i) + 1;
+      for (std::size_t a = 0; a < i && a < PendingExplanation::kMaxAhead; ++a) {
+        place.ahead.push_back(session.job(jobs[a]).Key());
+      }
+    }
+  }
+  return out;
+}
+
+PendingExplanation Explain(const Session& session, JobIndex j, const JobVerdict& verdict,
+                           const QueuePlace* place) {
+  const Snapshot& snapshot = session.snapshot();
+  const ResourceSpace& space = snapshot.resources;
+  const JobInfo& info = session.job(j);
+  PendingExplanation e;
+  e.gate = std::string(GateOf(verdict.reason));
+  // Enqueue's NotEnoughResources: the cluster's room that no admitted group reserved cannot hold
+  // the group's minimum, so it is not admitted (allocate's is about the nodes).
+  if (verdict.reason == JobReason::kNotEnoughResources &&
+      session.job_phase(j) == PodGroupPhase::kPending && session.job_placement(j) == nullptr) {
+    e.gate = "Admission";
+  }
+  e.reason = std::string(JobReasonName(verdict.reason));
+  e.needs = space.ToList(session.MinimumRequest(j));
+  e.queue = info.queue;
+  // The queue's numbers only where the queue is the gate: they change whenever its other jobs
+  // start or end, and every change is a status write.
+  const bool queue_gate =
+      e.gate == "Capability" || e.gate == "DeservedShare" || e.gate == "Admission";
+  if (const QueueIndex q = info.queue_index; q != kNoQueue && queue_gate) {
+    const QueueInfo& queue = snapshot.queues[q.pos()];
+    const ResourceVector& allocated = session.queue_allocated(q);
+    e.queue_allocated = space.ToList(allocated);
+    if (std::optional<ResourceVector> deserved = session.QueueDeserved(q)) {
+      e.queue_deserved = space.ToList(*deserved);
+    }
+    e.queue_capability = queue.queue->spec.capability;
+    if (queue.quota_cap.has_value()) {
+      for (const ResourceEntry& cap : queue.quota_cap->entries()) {
+        const std::optional<std::int64_t> own = e.queue_capability.Find(cap.name);
+        e.queue_capability.Set(cap.name, own.has_value() ? std::min(*own, cap.amount) : cap.amount);
+      }
+    }
+    for (const ResourceEntry& cap : e.queue_capability.entries()) {
+      const std::optional<ResourceId> id = space.Find(cap.name);
+      const std::int64_t used = id.has_value() ? allocated.Get(*id) : 0;
+      e.queue_room.Set(cap.name, std::max<std::int64_t>(cap.amount - used, 0));
+    }
+  }
+  if (const Session::PlacementSummary* p = session.job_placement(j);
+      p != nullptr && e.gate == "Placement") {
+    e.pod = session.task(p->pod).Key();
+    e.nodes = p->nodes;
+    for (const auto& [reason, nodes] : p->excluded) e.excluded.push_back({reason, nodes});
+    std::stable_sort(
+        e.excluded.begin(), e.excluded.end(),
+        [](const NodeExclusion& a, const NodeExclusion& b) { return a.nodes > b.nodes; });
+    if (e.excluded.size() > PendingExplanation::kMaxExclusions) {
+      e.excluded.resize(PendingExplanation::kMaxExclusions);
+    }
+    e.shortfall = space.ToList(p->shortfall);
+  }
+  if (place != nullptr) {
+    e.position = place->position;
+    e.ahead = place->ahead;
+  }
+  return e;
 }
 
 }  // namespace
@@ -215,6 +342,7 @@ SessionResult BuildResult(const Session& session) {
     result.unschedulable.push_back(
         {info.namespace_name(), info.name(), info.uid(), "FailedScheduling", std::move(message)});
   }
+  const std::map<JobIndex, QueuePlace> places = QueuePlaces(session);
   const std::size_t queue_count = snapshot.queues.size();
   std::vector<QueueStatus> queues(queue_count);
   std::vector<ResourceVector> allocated(queue_count);
@@ -231,6 +359,13 @@ SessionResult BuildResult(const Session& session) {
     }
     if (info.group == nullptr) continue;
     PodGroupStatus status = NextGroupStatus(session, j);
+    status.explanation.reset();
+    if (const Session::RecordedJobVerdict* v = session.job_verdict(j);
+        v != nullptr && !session.JobReady(j)) {
+      auto place = places.find(j);
+      status.explanation =
+          Explain(session, j, v->verdict, place == places.end() ? nullptr : &place->second);
+    }
     if (info.queue_index != kNoQueue) {
       queues[q].pending += status.phase == PodGroupPhase::kPending ? 1 : 0;
       queues[q].inqueue += status.phase == PodGroupPhase::kInqueue ? 1 : 0;

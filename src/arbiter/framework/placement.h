@@ -49,6 +49,9 @@ class FitErrors {
   void AddNodes(std::int32_t n) { nodes_ += n; }
   std::string Message() const;
   bool empty() const { return reasons_.empty(); }
+  std::int32_t nodes() const { return nodes_; }
+  // Nodes excluded, by reason.
+  const std::map<std::string, std::int32_t>& reasons() const { return reasons_; }
 
  private:
   std::int32_t nodes_ = 0;

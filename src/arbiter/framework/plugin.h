@@ -111,14 +111,15 @@ class JobReadyExtension {
                                         const std::string& task_name) const = 0;
 };
 
-// Whether a pending group may be admitted (phase Pending -> Inqueue); a reason when not. Once
-// every plugin agreed, the session admits the group and tells each plugin (OnJobAdmitted), so
-// that later groups see the room it took.
+// Whether a pending group may be admitted (phase Pending -> Inqueue); the verdict when not
+// (kQueueCapability when a queue's capability has no room for it, kNotEnqueued when its share is
+// taken). Once every plugin agreed, the session admits the group and tells each plugin
+// (OnJobAdmitted), so that later groups see the room it took.
 class JobEnqueueExtension {
  public:
   virtual ~JobEnqueueExtension() = default;
-  virtual std::optional<std::string> JobNotEnqueueable(const Session& session,
-                                                       JobIndex job) const = 0;
+  virtual std::optional<JobVerdict> JobNotEnqueueable(const Session& session,
+                                                      JobIndex job) const = 0;
   virtual void OnJobAdmitted(const Session& /*session*/, JobIndex /*job*/) {}
 };
 

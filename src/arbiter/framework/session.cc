@@ -218,6 +218,31 @@ void Session::RecordJobUnschedulable(JobIndex j, JobReason reason, std::string m
   }
 }
 
+void Session::RecordJobPlacement(JobIndex j, TaskIndex t, const PlacementFailure& failure) {
+  if (job_placements_.contains(j)) return;
+  PlacementSummary summary{t, failure.errors.nodes(), failure.errors.reasons(), {}};
+  const ResourceVector& request = task(t).request;
+  ResourceVector most(request.size());
+  for (NodeIndex n : NodeIndex::Range(node_count())) {
+    if (!node(n).in_scope) continue;
+    for (std::size_t r = 0; r < request.size(); ++r) {
+      const auto id = static_cast<ResourceId>(r);
+      most.Set(id, std::max(most.Get(id), node_free(n).Get(id)));
+    }
+  }
+  summary.shortfall = ResourceVector(request.size());
+  for (std::size_t r = 0; r < request.size(); ++r) {
+    const auto id = static_cast<ResourceId>(r);
+    if (request.Get(id) > most.Get(id)) summary.shortfall.Set(id, request.Get(id) - most.Get(id));
+  }
+  job_placements_.emplace(j, std::move(summary));
+}
+
+const Session::PlacementSummary* Session::job_placement(JobIndex j) const {
+  auto it = job_placements_.find(j);
+  return it == job_placements_.end() ? nullptr : &it->second;
+}
+
 const TaskVerdict* Session::task_verdict(TaskIndex t) const {
   auto it = task_verdicts_.find(t);
   return it == task_verdicts_.end() ? nullptr : &it->second;

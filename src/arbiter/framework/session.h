@@ -106,7 +106,7 @@ class Session {
   std::optional<std::string> JobInvalid(JobIndex j) const;
   bool JobReady(JobIndex j) const;
   std::int32_t TasksStillNeeded(JobIndex j, const std::string& task_name) const;
-  std::optional<std::string> JobNotEnqueueable(JobIndex j) const;
+  std::optional<JobVerdict> JobNotEnqueueable(JobIndex j) const;
   std::optional<std::string> QueueOverused(QueueIndex q) const;
   std::optional<std::string> ExceedsCapability(QueueIndex q, TaskIndex t) const;
   // The queue's deserved share, if a plugin computes one.
@@ -136,6 +136,16 @@ class Session {
   };
   const TaskVerdict* task_verdict(TaskIndex t) const;
   const RecordedJobVerdict* job_verdict(JobIndex j) const;
+  // Why the job's first pod that found no node found none (allocate records it; the first record
+  // of the session stays): for the job's explanation (PodGroupStatus::explanation).
+  struct PlacementSummary {
+    TaskIndex pod{0};
+    std::int32_t nodes = 0;
+    std::map<std::string, std::int32_t> excluded;  // nodes, by reason
+    ResourceVector shortfall;  // what the pod asks beyond the most any in-scope node has free
+  };
+  void RecordJobPlacement(JobIndex j, TaskIndex t, const PlacementFailure& failure);
+  const PlacementSummary* job_placement(JobIndex j) const;
   // Tasks placed by committed statements, in commit order.
   const std::vector<TaskIndex>& committed() const { return committed_; }
   // Pods evicted by committed preemption plans, in commit order, and what they were evicted for.
@@ -199,6 +209,7 @@ class Session {
   std::vector<TaskIndex> nominations_;
   std::map<TaskIndex, TaskVerdict> task_verdicts_;
   std::map<JobIndex, RecordedJobVerdict> job_verdicts_;
+  std::map<JobIndex, PlacementSummary> job_placements_;
   SessionStats stats_;
   WorkerPool* const pool_;
   const EvictionHistory* history_ = nullptr;

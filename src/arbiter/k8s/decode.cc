@@ -693,6 +693,44 @@ Status ReadPodGroupSpec(value& v, PodGroupSpec& out) {
   });
 }
 
+Status ReadPendingExplanation(value& v, PendingExplanation& out) {
+  return ReadFields(v, [&](raw_json_string key, value& f) {
+    if (key == "gate") return At("gate", ReadString(f, out.gate));
+    if (key == "reason") return At("reason", ReadString(f, out.reason));
+    if (key == "needs") return At("needs", ReadResourceList(f, out.needs));
+    if (key == "queue") {
+      return At("queue", ReadFields(f, [&](raw_json_string k, value& g) {
+                  if (k == "name") return At("name", ReadString(g, out.queue));
+                  if (k == "allocated")
+                    return At("allocated", ReadResourceList(g, out.queue_allocated));
+                  if (k == "deserved")
+                    return At("deserved", ReadResourceList(g, out.queue_deserved));
+                  if (k == "capability") {
+                    return At("capability", ReadResourceList(g, out.queue_capability));
+                  }
+                  if (k == "room") return At("room", ReadResourceList(g, out.queue_room));
+                  return Status::Ok();
+                }));
+    }
+    if (key == "pod") return At("pod", ReadString(f, out.pod));
+    if (key == "nodes") return At("nodes", ReadInt32(f, out.nodes));
+    if (key == "excluded") {
+      return At("excluded", ReadArray(f, [&](value& item) {
+                  NodeExclusion& x = out.excluded.emplace_back();
+                  return ReadFields(item, [&](raw_json_string k, value& g) {
+                    if (k == "reason") return At("reason", ReadString(g, x.reason));
+                    if (k == "nodes") return At("nodes", ReadInt32(g, x.nodes));
+                    return Status::Ok();
+                  });
+                }));
+    }
+    if (key == "shortfall") return At("shortfall", ReadResourceList(f, out.shortfall));
+    if (key == "position") return At("position", ReadInt32(f, out.position));
+    if (key == "ahead") return At("ahead", ReadStringArray(f, out.ahead));
+    return Status::Ok();
+  });
+}
+
 Status ReadPodGroupStatus(value& v, PodGroupStatus& out) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "phase") {
@@ -712,6 +750,10 @@ Status ReadPodGroupStatus(value& v, PodGroupStatus& out) {
       return At("preemptionCount", ReadInt32(f, out.preemption_count));
     }
     if (key == "conditions") return At("conditions", ReadConditions(f, out.conditions));
+    if (key == "explanation") {
+      if (IsNull(f)) return Status::Ok();
+      return At("explanation", ReadPendingExplanation(f, out.explanation.emplace()));
+    }
     return Status::Ok();
   });
 }
@@ -761,10 +803,6 @@ Status ReadObservedConditions(value& v, std::vector<ObservedCondition>& out) {
   });
 }
 
-Status ReadStrings(value& v, std::vector<std::string>& out) {
-  return ReadArray(v, [&](value& item) { return ReadString(item, out.emplace_back()); });
-}
-
 Status ReadQueueSpec(value& v, QueueSpec& out) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "weight") {
@@ -812,9 +850,9 @@ Status ReadQueueQuotaStatus(value& v, QueueQuotaStatus& out) {
     if (key == "generation") return At("generation", ReadInt64(f, out.generation));
     if (key == "hard") return At("hard", ReadResourceList(f, out.hard));
     if (key == "loweredAt") return At("loweredAt", ReadTime(f, out.lowered_at));
-    if (key == "namespaces") return At("namespaces", ReadStrings(f, out.namespaces));
+    if (key == "namespaces") return At("namespaces", ReadStringArray(f, out.namespaces));
     if (key == "sharedNamespaces") {
-      return At("sharedNamespaces", ReadStrings(f, out.shared_namespaces));
+      return At("sharedNamespaces", ReadStringArray(f, out.shared_namespaces));
     }
     return Status::Ok();
   });

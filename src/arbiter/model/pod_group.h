@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,50 @@ struct PodGroupSpec {
   friend bool operator==(const PodGroupSpec&, const PodGroupSpec&) = default;
 };
 
+// One reason nodes were excluded for a pod, in kube-scheduler's words ("Insufficient cpu"), and on
+// how many nodes.
+struct NodeExclusion {
+  std::string reason;
+  std::int32_t nodes = 0;
+  friend bool operator==(const NodeExclusion&, const NodeExclusion&) = default;
+};
+
+// status.explanation: why the group waits, as the scheduler's last session found it (what
+// `arbiterctl explain` prints, with one GET). Set with the Unschedulable condition, cleared once
+// nothing holds the group; bounded in size. Only what changes with the group's situation is in it
+// (no session time), so that an unchanged wait writes nothing.
+struct PendingExplanation {
+  // Which gate holds it: Queue (missing, closed, not for its namespace), Capability,
+  // DeservedShare, Admission, NotEnoughPods, Placement, WaitingForPreemption, Preempted, Invalid.
+  std::string gate;
+  std::string reason;  // the Unschedulable condition's reason
+  ResourceList needs;  // the requests of the pods still to place, up to minMember
+  // Its queue, and, when the queue is the gate (Capability, DeservedShare, Admission), the
+  // queue as the session saw it: allocated, deserved (when a share plugin runs), capability (with
+  // its ResourceQuota's cap; a missing resource is unlimited), and the room capability leaves
+  // (capability - allocated, for the resources it limits).
+  std::string queue;
+  ResourceList queue_allocated;
+  ResourceList queue_deserved;
+  ResourceList queue_capability;
+  ResourceList queue_room;
+  // Placement: the pod the nodes were tried for, how many nodes, why they were excluded (most
+  // nodes first, at most kMaxExclusions), and per resource how much more the pod asks than the
+  // most any node has free.
+  std::string pod;
+  std::int32_t nodes = 0;
+  std::vector<NodeExclusion> excluded;
+  ResourceList shortfall;
+  // Its place among its queue's waiting jobs in the order the scheduler tries them (1: next),
+  // exact up to kMaxPosition, kMaxPosition + 1 beyond; and the first jobs ahead of it.
+  std::int32_t position = 0;
+  std::vector<std::string> ahead;
+  static constexpr std::size_t kMaxExclusions = 8;
+  static constexpr std::int32_t kMaxPosition = 10;
+  static constexpr std::size_t kMaxAhead = 3;
+  friend bool operator==(const PendingExplanation&, const PendingExplanation&) = default;
+};
+
 struct PodGroupStatus {
   PodGroupPhase phase = PodGroupPhase::kPending;
   std::int32_t scheduled = 0;
@@ -55,6 +100,7 @@ struct PodGroupStatus {
   // Sessions in which preemption or reclaim evicted pods of this group.
   std::int32_t preemption_count = 0;
   std::vector<Condition> conditions;  // "Scheduled", "Unschedulable", "Preempted"
+  std::optional<PendingExplanation> explanation;
   friend bool operator==(const PodGroupStatus&, const PodGroupStatus&) = default;
 };
 

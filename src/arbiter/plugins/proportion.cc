@@ -182,8 +182,8 @@ std::optional<JobVerdict> ProportionPlugin::JobInvalid(const Session& session, J
   return std::nullopt;
 }
 
-std::optional<std::string> ProportionPlugin::JobNotEnqueueable(const Session& session,
-                                                               JobIndex j) const {
+std::optional<JobVerdict> ProportionPlugin::JobNotEnqueueable(const Session& session,
+                                                              JobIndex j) const {
   const JobInfo& job = session.job(j);
   if (job.queue_index == kNoQueue) return std::nullopt;  // JobInvalid reports it
   const auto q = job.queue_index.pos();
@@ -198,11 +198,13 @@ std::optional<std::string> ProportionPlugin::JobNotEnqueueable(const Session& se
       const std::int64_t cap = st.capability.Get(id);
       const std::int64_t held = st.subtree_allocated.Get(id);
       if (cap != fairness::kUnlimited && (held > cap || need.Get(id) > cap - held)) {
-        return "queue " + session.snapshot().queues[static_cast<std::size_t>(a)].name() +
-               " would exceed its " + CapName(st, id) + ": " +
-               session.snapshot().resources.Name(id) + " allocated " + Amount(session, id, held) +
-               ", the group needs " + Amount(session, id, need.Get(id)) + ", " + CapName(st, id) +
-               " " + Amount(session, id, cap);
+        return JobVerdict{JobReason::kQueueCapability,
+                          "queue " + session.snapshot().queues[static_cast<std::size_t>(a)].name() +
+                              " would exceed its " + CapName(st, id) + ": " +
+                              session.snapshot().resources.Name(id) + " allocated " +
+                              Amount(session, id, held) + ", the group needs " +
+                              Amount(session, id, need.Get(id)) + ", " + CapName(st, id) + " " +
+                              Amount(session, id, cap)};
       }
     }
   }
@@ -213,12 +215,14 @@ std::optional<std::string> ProportionPlugin::JobNotEnqueueable(const Session& se
   if (need.FitsIn(open)) return std::nullopt;
   const QueueBook& st = queues_[q];
   const ResourceId r = *short_id;
-  return "queue " + job.queue + "'s deserved share is taken: it deserves " +
-         Amount(session, r, st.share.own_deserved.Get(r)) + " " +
-         session.snapshot().resources.Name(r) + ", has allocated " +
-         Amount(session, r, st.allocated.Get(r)) + " and reserved " +
-         Amount(session, r, session.queue_reserved(job.queue_index).Get(r) + admitted_[q].Get(r)) +
-         " for admitted groups; this group needs " + Amount(session, r, need.Get(r));
+  return JobVerdict{
+      JobReason::kNotEnqueued,
+      "queue " + job.queue + "'s deserved share is taken: it deserves " +
+          Amount(session, r, st.share.own_deserved.Get(r)) + " " +
+          session.snapshot().resources.Name(r) + ", has allocated " +
+          Amount(session, r, st.allocated.Get(r)) + " and reserved " +
+          Amount(session, r, session.queue_reserved(job.queue_index).Get(r) + admitted_[q].Get(r)) +
+          " for admitted groups; this group needs " + Amount(session, r, need.Get(r))};
 }
 
 std::optional<ResourceId> ProportionPlugin::ShareShortfall(const Session& session, QueueIndex queue,

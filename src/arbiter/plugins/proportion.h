@@ -52,7 +52,7 @@ class ProportionPlugin final : public Plugin,
 
   int CompareQueues(const Session& session, QueueIndex a, QueueIndex b) const override;
   std::optional<JobVerdict> JobInvalid(const Session& session, JobIndex job) const override;
-  std::optional<std::string> JobNotEnqueueable(const Session& session, JobIndex job) const override;
+  std::optional<JobVerdict> JobNotEnqueueable(const Session& session, JobIndex job) const override;
   void OnJobAdmitted(const Session& session, JobIndex job) override;
   std::optional<std::string> QueueOverused(const Session& session, QueueIndex queue) const override;
   std::optional<std::string> ExceedsCapability(const Session& session, QueueIndex queue,

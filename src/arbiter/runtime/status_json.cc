@@ -27,6 +27,45 @@ nlohmann::json ConditionJson(const Condition& c) {
   return out;
 }
 
+nlohmann::json ResourcesJson(const ResourceList& list) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const ResourceEntry& e : list.entries()) {
+    out[e.name] = FromCanonical(e.name, e.amount).ToString();
+  }
+  return out;
+}
+
+// Empty members are left out: the object stays small, and what is absent reads as empty.
+nlohmann::json ExplanationJson(const PendingExplanation& e) {
+  nlohmann::json out = {{"gate", e.gate}, {"reason", e.reason}};
+  const auto put = [&](const char* key, const ResourceList& list) {
+    if (!list.empty()) out[key] = ResourcesJson(list);
+  };
+  put("needs", e.needs);
+  if (!e.queue.empty()) {
+    nlohmann::json queue = {{"name", e.queue}};
+    if (!e.queue_allocated.empty()) queue["allocated"] = ResourcesJson(e.queue_allocated);
+    if (!e.queue_deserved.empty()) queue["deserved"] = ResourcesJson(e.queue_deserved);
+    if (!e.queue_capability.empty()) queue["capability"] = ResourcesJson(e.queue_capability);
+    if (!e.queue_room.empty()) queue["room"] = ResourcesJson(e.queue_room);
+    out["queue"] = std::move(queue);
+  }
+  if (!e.pod.empty()) out["pod"] = e.pod;
+  if (e.nodes > 0) out["nodes"] = e.nodes;
+  if (!e.excluded.empty()) {
+    nlohmann::json excluded = nlohmann::json::array();
+    for (const NodeExclusion& x : e.excluded) {
+      excluded.push_back(
+          {{"reason", TruncateUtf8(x.reason, kMaxConditionReason)}, {"nodes", x.nodes}});
+    }
+    out["excluded"] = std::move(excluded);
+  }
+  put("shortfall", e.shortfall);
+  if (e.position > 0) out["position"] = e.position;
+  if (!e.ahead.empty()) out["ahead"] = e.ahead;
+  return out;
+}
+
 nlohmann::json StatusObject(const PodGroupStatus& status) {
   nlohmann::json conditions = nlohmann::json::array();
   for (const Condition& c : status.conditions) conditions.push_back(ConditionJson(c));
@@ -39,14 +78,7 @@ nlohmann::json StatusObject(const PodGroupStatus& status) {
       {"conditions", std::move(conditions)},
   };
   if (status.preemption_count > 0) out["preemptionCount"] = status.preemption_count;
-  return out;
-}
-
-nlohmann::json ResourcesJson(const ResourceList& list) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const ResourceEntry& e : list.entries()) {
-    out[e.name] = FromCanonical(e.name, e.amount).ToString();
-  }
+  if (status.explanation.has_value()) out["explanation"] = ExplanationJson(*status.explanation);
   return out;
 }
 

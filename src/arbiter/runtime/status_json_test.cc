@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
+
+#include "arbiter/k8s/decode.h"
 
 namespace arbiter::runtime {
 namespace {
@@ -44,6 +47,38 @@ TEST(PodGroupStatusJsonTest, SpellsTheCrdFields) {
     "conditions": [{"type": "Scheduled", "status": "True", "reason": "GangScheduled",
                     "message": "3/3 pods placed", "lastTransitionTime": "2023-11-14T22:13:20Z"}]
   })"));
+}
+
+TEST(PodGroupStatusJsonTest, TheExplanationComesBackAsItWasWritten) {
+  PodGroupStatus status;
+  PendingExplanation& e = status.explanation.emplace();
+  e.gate = "Placement";
+  e.reason = "NotEnoughResources";
+  e.needs.Set("cpu", 1500);
+  e.queue = "ml";
+  e.queue_allocated.Set("cpu", 2000);
+  e.queue_deserved.Set("cpu", 4000);
+  e.queue_capability.Set("cpu", 8000);
+  e.queue_room.Set("cpu", 6000);
+  e.pod = "team/job-0";
+  e.nodes = 3;
+  e.excluded = {{"Insufficient cpu", 2}, {"node(s) had untolerated taint {gpu: true}", 1}};
+  e.shortfall.Set("cpu", 500);
+  e.position = 2;
+  e.ahead = {"team/first"};
+  const std::string json = PodGroupStatusJson(status);
+  const nlohmann::json parsed = nlohmann::json::parse(json);
+  EXPECT_EQ(parsed["explanation"]["needs"]["cpu"], "1500m");
+  EXPECT_EQ(parsed["explanation"]["queue"]["room"]["cpu"], "6");
+  const std::string object = R"({"metadata": {"name": "g", "namespace": "team"},
+      "spec": {"minMember": 1}, "status": )" +
+                             json + "}";
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(object);
+  StatusOr<PodGroup> group = k8s::DecodeObject<PodGroup>(parser, padded);
+  ASSERT_TRUE(group.ok()) << group.status();
+  ASSERT_TRUE(group->status.explanation.has_value());
+  EXPECT_EQ(*group->status.explanation, e);
 }
 
 TEST(PodGroupStatusJsonTest, EveryPhaseHasItsName) {
