@@ -1,9 +1,13 @@
-// arbiterctl: Arbiter's command line. Subcommands:
+// arbiterctl: Arbiter's command line (docs/arbiterctl.md), also a kubectl plugin when installed
+// as kubectl-arbiter. Subcommands:
+//   jobs      the PodGroups and BatchJobs, with why they wait
+//   queues    the tree of queues and their shares
+//   explain   why a job waits, as the scheduler published it
 //   simulate  run the scheduling code on a simulated cluster with a virtual clock (sim/)
 //   generate  write a cluster file and a workload file of a standard shape
 //
-// Exit codes: 0 success, 1 the simulation or a file could not be completed or written, 2 bad
-// flags or bad input files (the message names the file, line and field).
+// Exit codes: 0 success, 1 the simulation, a file or the API server could not be completed,
+// written or read, 2 bad flags or bad input files (the message names the file, line and field).
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +15,7 @@
 #include <iostream>
 #include <string>
 
+#include "cluster_commands.h"
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -163,6 +168,39 @@ int main(int argc, char** argv) {
   CLI::App app{"arbiterctl: Arbiter's command line", "arbiterctl"};
   app.require_subcommand(1);
 
+  arbiterctl::ClusterFlags cluster;
+  const auto cluster_flags = [&](CLI::App* command, bool list) {
+    command->add_option("--kubeconfig", cluster.kubeconfig,
+                        "kubeconfig file(s), colon-separated; default: $KUBECONFIG, else "
+                        "~/.kube/config, else the pod's service account");
+    command->add_option("--context", cluster.context, "kubeconfig context to use");
+    command->add_option("-n,--namespace", cluster.namespace_name,
+                        "namespace; default: the context's, else default");
+    if (list) {
+      command->add_flag("-A,--all-namespaces", cluster.all_namespaces, "every namespace");
+    }
+    command->add_option("-o,--output", cluster.output, "wide, json or yaml");
+  };
+  CLI::App* jobs = app.add_subcommand(
+      "jobs", "List PodGroups and BatchJobs: queue, phase, running/min, time waiting, reason.");
+  cluster_flags(jobs, true);
+  CLI::App* queues = app.add_subcommand(
+      "queues",
+      "Show the tree of queues: weight, deserved, allocated, capability, guarantee, "
+      "jobs, and a bar of allocated against deserved.");
+  cluster_flags(queues, false);
+  std::string explain_target;
+  CLI::App* explain = app.add_subcommand(
+      "explain",
+      "Say why a job waits, as the scheduler's last session found it: the gate that holds it and "
+      "the numbers behind it.");
+  explain
+      ->add_option("job", explain_target,
+                   "NAME (a PodGroup, or the BatchJob it runs), podgroup/NAME, batchjob/NAME "
+                   "or pod/NAME")
+      ->required();
+  cluster_flags(explain, false);
+
   SimulateFlags sim;
   CLI::App* simulate = app.add_subcommand(
       "simulate",
@@ -215,6 +253,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  if (jobs->parsed()) return arbiterctl::RunJobs(cluster);
+  if (queues->parsed()) return arbiterctl::RunQueues(cluster);
+  if (explain->parsed()) return arbiterctl::RunExplain(cluster, explain_target);
   if (simulate->parsed()) return RunSimulate(sim);
   return RunGenerate(gen);
 }

@@ -1,0 +1,286 @@
+#include "cluster_commands.h"
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <simdjson.h>
+
+#include "arbiter/base/clock.h"
+#include "arbiter/base/status.h"
+#include "arbiter/ctl/output.h"
+#include "arbiter/ctl/views.h"
+#include "arbiter/k8s/api_client.h"
+#include "arbiter/k8s/decode.h"
+#include "arbiter/model/batch_job.h"
+#include "arbiter/resource/resource_name.h"
+#include "arbiter/runtime/setup.h"
+
+namespace arbiterctl {
+
+namespace {
+
+using arbiter::PodGroup;
+using arbiter::Queue;
+using arbiter::Status;
+using arbiter::StatusCode;
+using arbiter::StatusOr;
+using Json = nlohmann::ordered_json;
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr std::string_view kGroups = "/apis/arbiter.dev/v1alpha1";
+
+int Fail(int code, const std::string& message) {
+  std::cerr << "arbiterctl: " << message << "\n";
+  return code;
+}
+
+struct Connection {
+  std::unique_ptr<arbiter::k8s::HttpTransport> transport;
+  arbiter::k8s::RestConfig rest;
+};
+
+StatusOr<Connection> Connect(const ClusterFlags& flags) {
+  Connection c;
+  StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> transport =
+      arbiter::runtime::ConnectToApiServer({.kubeconfig = flags.kubeconfig,
+                                            .context = flags.context,
+                                            .qps = 50,
+                                            .burst = 100,
+                                            .user_agent = "arbiterctl/0.1"},
+                                           arbiter::RealClock::Instance(), &c.rest);
+  if (!transport.ok()) return transport.status();
+  c.transport = std::move(*transport);
+  return c;
+}
+
+std::string NamespaceOf(const ClusterFlags& flags, const Connection& c) {
+  if (!flags.namespace_name.empty()) return flags.namespace_name;
+  if (!c.rest.namespace_name.empty()) return c.rest.namespace_name;
+  return "default";
+}
+
+bool Structured(const ClusterFlags& flags) {
+  return flags.output == "json" || flags.output == "yaml";
+}
+
+void Print(const ClusterFlags& flags, const Json& json) {
+  if (flags.output == "yaml") {
+    std::cout << arbiter::ctl::JsonToYaml(json);
+  } else {
+    std::cout << json.dump(2) << "\n";
+  }
+}
+
+Json Resources(const arbiter::ResourceList& list) {
+  Json out = Json::object();
+  for (const arbiter::ResourceEntry& e : list.entries()) {
+    out[e.name] = arbiter::FromCanonical(e.name, e.amount).ToString();
+  }
+  return out;
+}
+
+// The items of a list; those that do not decode are named on stderr and left out, as the
+// scheduler leaves them out.
+template <typename T>
+StatusOr<std::vector<T>> List(arbiter::k8s::ApiClient& api, const std::string& path) {
+  StatusOr<std::string> body = api.Get(path);
+  if (!body.ok()) return body.status();
+  simdjson::ondemand::parser parser;
+  const simdjson::padded_string padded(*body);
+  StatusOr<arbiter::k8s::ObjectList<T>> list = arbiter::k8s::DecodeList<T>(parser, padded);
+  if (!list.ok()) return list.status();
+  for (const Status& e : list->errors) std::cerr << "arbiterctl: skipped: " << e.message() << "\n";
+  return std::move(list->items);
+}
+
+template <typename T>
+StatusOr<T> Decode(const std::string& body) {
+  simdjson::ondemand::parser parser;
+  const simdjson::padded_string padded(body);
+  return arbiter::k8s::DecodeObject<T>(parser, padded);
+}
+
+std::string GroupsPath(const ClusterFlags& flags, const std::string& ns, std::string_view plural) {
+  std::string path(kGroups);
+  if (!flags.all_namespaces) path += "/namespaces/" + ns;
+  path += "/";
+  path += plural;
+  return path;
+}
+
+std::string KindOf(const PodGroup& group) {
+  for (const arbiter::OwnerReference& ref : group.meta.owner_references) {
+    if (arbiter::IsBatchJobReference(ref)) return "BatchJob";
+  }
+  return "PodGroup";
+}
+
+std::optional<int> CheckOutput(const ClusterFlags& flags) {
+  if (flags.output.empty() || flags.output == "wide" || Structured(flags)) return std::nullopt;
+  return Fail(kExitUsage, "-o: \"" + flags.output + "\" is not one of wide, json, yaml");
+}
+
+}  // namespace
+
+int RunJobs(const ClusterFlags& flags) {
+  if (std::optional<int> bad = CheckOutput(flags)) return *bad;
+  StatusOr<Connection> c = Connect(flags);
+  if (!c.ok()) return Fail(kExitUsage, c.status().message());
+  arbiter::k8s::ApiClient api(*c->transport);
+  StatusOr<std::vector<PodGroup>> groups =
+      List<PodGroup>(api, GroupsPath(flags, NamespaceOf(flags, *c), "podgroups"));
+  if (!groups.ok()) return Fail(kExitFailure, groups.status().message());
+  std::vector<std::string> kinds;
+  kinds.reserve(groups->size());
+  for (const PodGroup& g : *groups) kinds.push_back(KindOf(g));
+  const arbiter::Clock::WallTime now = arbiter::RealClock::Instance().Now();
+  if (!Structured(flags)) {
+    std::cout << arbiter::ctl::FormatJobs(
+        *groups, kinds, now,
+        {.all_namespaces = flags.all_namespaces, .wide = flags.output == "wide"});
+    return 0;
+  }
+  Json items = Json::array();
+  for (std::size_t i = 0; i < groups->size(); ++i) {
+    const PodGroup& g = (*groups)[i];
+    Json item = {{"namespace", g.meta.namespace_name},
+                 {"name", g.meta.name},
+                 {"kind", kinds[i]},
+                 {"queue", g.spec.queue},
+                 {"phase", arbiter::PodGroupPhaseName(g.status.phase)},
+                 {"running", g.status.running},
+                 {"minMember", g.spec.min_member}};
+    if (const arbiter::Condition* u = arbiter::FindCondition(g.status.conditions, "Unschedulable");
+        u != nullptr && u->IsTrue()) {
+      item["reason"] = u->reason;
+      item["message"] = u->message;
+    }
+    if (g.status.explanation.has_value()) item["gate"] = g.status.explanation->gate;
+    items.push_back(std::move(item));
+  }
+  Print(flags, Json{{"jobs", std::move(items)}});
+  return 0;
+}
+
+int RunQueues(const ClusterFlags& flags) {
+  if (std::optional<int> bad = CheckOutput(flags)) return *bad;
+  StatusOr<Connection> c = Connect(flags);
+  if (!c.ok()) return Fail(kExitUsage, c.status().message());
+  arbiter::k8s::ApiClient api(*c->transport);
+  StatusOr<std::vector<Queue>> queues = List<Queue>(api, std::string(kGroups) + "/queues");
+  if (!queues.ok()) return Fail(kExitFailure, queues.status().message());
+  if (!Structured(flags)) {
+    std::cout << arbiter::ctl::FormatQueues(*queues, flags.output == "wide");
+    return 0;
+  }
+  Json items = Json::array();
+  for (const Queue& q : *queues) {
+    items.push_back({{"name", q.meta.name},
+                     {"parent", q.spec.parent},
+                     {"weight", q.spec.weight},
+                     {"state", arbiter::QueueStateName(q.spec.state)},
+                     {"deserved", Resources(q.status.deserved)},
+                     {"allocated", Resources(q.status.allocated)},
+                     {"used", Resources(q.status.used)},
+                     {"capability", Resources(q.spec.capability)},
+                     {"guarantee", Resources(q.spec.guarantee)},
+                     {"pending", q.status.pending + q.status.inqueue},
+                     {"running", q.status.running}});
+  }
+  Print(flags, Json{{"queues", std::move(items)}});
+  return 0;
+}
+
+int RunExplain(const ClusterFlags& flags, const std::string& target) {
+  if (std::optional<int> bad = CheckOutput(flags)) return *bad;
+  if (flags.all_namespaces) return Fail(kExitUsage, "explain: -A does not apply; give -n");
+  std::string kind;
+  std::string name = target;
+  if (const std::size_t slash = target.find('/'); slash != std::string::npos) {
+    kind = target.substr(0, slash);
+    name = target.substr(slash + 1);
+    if (kind != "podgroup" && kind != "batchjob" && kind != "pod") {
+      return Fail(kExitUsage,
+                  "explain: \"" + kind + "\" is not one of podgroup, batchjob, pod (e.g. pod/x)");
+    }
+  }
+  if (name.empty()) return Fail(kExitUsage, "explain: no name given");
+  StatusOr<Connection> c = Connect(flags);
+  if (!c.ok()) return Fail(kExitUsage, c.status().message());
+  arbiter::k8s::ApiClient api(*c->transport);
+  const std::string ns = NamespaceOf(flags, *c);
+  const std::string groups = std::string(kGroups) + "/namespaces/" + ns + "/podgroups/";
+  std::string what;
+  std::string group_name = name;
+  if (kind == "pod") {
+    StatusOr<std::string> body = api.Get("/api/v1/namespaces/" + ns + "/pods/" + name);
+    if (!body.ok()) return Fail(kExitFailure, body.status().message());
+    StatusOr<arbiter::Pod> pod = Decode<arbiter::Pod>(*body);
+    if (!pod.ok())
+      return Fail(kExitFailure, "pod " + ns + "/" + name + ": " + pod.status().message());
+    group_name = arbiter::PodGroupNameOf(*pod);
+    if (group_name.empty()) {
+      return Fail(kExitFailure, "pod " + ns + "/" + name +
+                                    " is in no PodGroup: its own events (kubectl describe pod) say "
+                                    "why it waits");
+    }
+    what = "pod " + ns + "/" + name;
+  } else if (kind == "batchjob") {
+    StatusOr<std::string> job =
+        api.Get(std::string(kGroups) + "/namespaces/" + ns + "/batchjobs/" + name);
+    if (!job.ok()) return Fail(kExitFailure, job.status().message());
+    what = "BatchJob " + ns + "/" + name;
+  }
+  StatusOr<std::string> body = api.Get(groups + group_name);
+  if (!body.ok()) {
+    if (body.status().code() == StatusCode::kNotFound && kind == "batchjob") {
+      return Fail(kExitFailure, what + " has no PodGroup yet: arbiter-controller makes it");
+    }
+    if (body.status().code() == StatusCode::kNotFound && kind.empty()) {
+      return Fail(kExitFailure, "no PodGroup or BatchJob named " + name + " in namespace " + ns);
+    }
+    return Fail(kExitFailure, body.status().message());
+  }
+  StatusOr<PodGroup> group = Decode<PodGroup>(*body);
+  if (!group.ok()) {
+    return Fail(kExitFailure,
+                "PodGroup " + ns + "/" + group_name + ": " + group.status().message());
+  }
+  if (what.empty()) {
+    what = (KindOf(*group) == "BatchJob" ? "BatchJob " : "PodGroup ") + group->meta.Key();
+  }
+  if (!Structured(flags)) {
+    std::cout << arbiter::ctl::FormatExplanation(what, *group,
+                                                 arbiter::RealClock::Instance().Now());
+    return 0;
+  }
+  // The explanation exactly as the scheduler wrote it.
+  const Json object = Json::parse(*body, nullptr, /*allow_exceptions=*/false);
+  Json explanation = nullptr;
+  if (object.is_object() && object.contains("status") && object["status"].is_object() &&
+      object["status"].contains("explanation")) {
+    explanation = object["status"]["explanation"];
+  }
+  Json out = {{"asked", what},
+              {"podGroup", group->meta.Key()},
+              {"queue", group->spec.queue},
+              {"phase", arbiter::PodGroupPhaseName(group->status.phase)},
+              {"running", group->status.running},
+              {"minMember", group->spec.min_member}};
+  if (const arbiter::Condition* u =
+          arbiter::FindCondition(group->status.conditions, "Unschedulable");
+      u != nullptr && u->IsTrue()) {
+    out["unschedulable"] = {{"reason", u->reason}, {"message", u->message}};
+  }
+  out["explanation"] = std::move(explanation);
+  Print(flags, out);
+  return 0;
+}
+
+}  // namespace arbiterctl
