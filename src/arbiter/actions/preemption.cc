@@ -220,21 +220,8 @@ class Planner {
     for (TaskIndex v : candidates) all.Add(session_.task(v).request);
     if (!request.FitsIn(all)) return std::nullopt;  // even every victim here is not enough
 
-    // Cheapest victims first: those no PodDisruptionBudget covers, the lowest job priority,
-    // then youngest, then by name.
-    std::sort(candidates.begin(), candidates.end(), [&](TaskIndex a, TaskIndex b) {
-      const bool budgeted_a = session_.task(a).pdb != kNoPdb;
-      const bool budgeted_b = session_.task(b).pdb != kNoPdb;
-      if (budgeted_a != budgeted_b) return budgeted_b;
-      const TaskInfo& ta = session_.task(a);
-      const TaskInfo& tb = session_.task(b);
-      const auto pa = session_.job(ta.job).priority;
-      const auto pb = session_.job(tb.job).priority;
-      if (pa != pb) return pa < pb;
-      if (ta.priority != tb.priority) return ta.priority < tb.priority;
-      if (StartOf(ta) != StartOf(tb)) return StartOf(ta) > StartOf(tb);
-      return ta.uid() < tb.uid();
-    });
+    std::sort(candidates.begin(), candidates.end(),
+              [&](TaskIndex a, TaskIndex b) { return CheaperVictim(session_, a, b); });
     std::vector<Unit> units;
     // What the units chosen so far take from each queue, for the guard.
     std::map<QueueIndex, ResourceVector> from_queue;
@@ -371,6 +358,20 @@ bool MoreValuable(const Session& session, const Unit& a, const Unit& b) {
 
 Clock::WallTime StartOf(const TaskInfo& task) {
   return task.pod->status.start_time.value_or(task.pod->meta.creation_timestamp);
+}
+
+bool CheaperVictim(const Session& session, TaskIndex a, TaskIndex b) {
+  const TaskInfo& ta = session.task(a);
+  const TaskInfo& tb = session.task(b);
+  const bool budgeted_a = ta.pdb != kNoPdb;
+  const bool budgeted_b = tb.pdb != kNoPdb;
+  if (budgeted_a != budgeted_b) return budgeted_b;
+  const auto pa = session.job(ta.job).priority;
+  const auto pb = session.job(tb.job).priority;
+  if (pa != pb) return pa < pb;
+  if (ta.priority != tb.priority) return ta.priority < tb.priority;
+  if (StartOf(ta) != StartOf(tb)) return StartOf(ta) > StartOf(tb);
+  return ta.uid() < tb.uid();
 }
 
 PreemptionOptions PreemptionOptionsFrom(const PreemptionConfig& config) {

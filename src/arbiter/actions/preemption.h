@@ -90,6 +90,10 @@ using QueueGuard =
 // victim loses, and which of two victims is the younger.
 Clock::WallTime StartOf(const TaskInfo& task);
 
+// The order victims are taken in, cheapest first: pods no PodDisruptionBudget covers, then the
+// lowest job priority, the lowest pod priority, the youngest, and by uid.
+bool CheaperVictim(const Session& session, TaskIndex a, TaskIndex b);
+
 // Whether the pod may never be a victim, whatever the action (the list in the header comment).
 bool NeverVictim(const Session& session, TaskIndex task, const PreemptionOptions& options);
 

@@ -54,7 +54,7 @@ class QueueShrink {
       }
     }
     std::sort(candidates.begin(), candidates.end(),
-              [&](TaskIndex a, TaskIndex b) { return Cheaper(a, b); });
+              [&](TaskIndex a, TaskIndex b) { return CheaperVictim(session_, a, b); });
     // Surplus pods first: each job keeps its minMember and every minTaskMember.
     std::map<JobIndex, std::int32_t> taken;
     std::map<std::pair<JobIndex, std::string>, std::int32_t> taken_by_name;
@@ -114,22 +114,6 @@ class QueueShrink {
     const TaskInfo& info = session_.task(t);
     return Evictable(session_.task_state(t)) && !info.eviction_refused &&
            info.pdb != kSeveralPdbs && !NeverVictim(session_, t, options_);
-  }
-
-  // The cheapest victims first: no PodDisruptionBudget, the lowest job priority, the lowest pod
-  // priority, the youngest, then by uid.
-  bool Cheaper(TaskIndex a, TaskIndex b) const {
-    const TaskInfo& ta = session_.task(a);
-    const TaskInfo& tb = session_.task(b);
-    const bool budgeted_a = ta.pdb != kNoPdb;
-    const bool budgeted_b = tb.pdb != kNoPdb;
-    if (budgeted_a != budgeted_b) return budgeted_b;
-    const auto pa = session_.job(ta.job).priority;
-    const auto pb = session_.job(tb.job).priority;
-    if (pa != pb) return pa < pb;
-    if (ta.priority != tb.priority) return ta.priority < tb.priority;
-    if (StartOf(ta) != StartOf(tb)) return StartOf(ta) > StartOf(tb);
-    return ta.uid() < tb.uid();
   }
 
   std::optional<Unit> WholeJob(JobIndex j) const {

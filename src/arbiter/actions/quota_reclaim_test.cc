@@ -18,6 +18,7 @@ using testing::MakeNode;
 using testing::MakePod;
 using testing::MakePodGroup;
 using testing::MakeQueue;
+using testing::RunningInQueue;
 
 constexpr int kGraceSeconds = 30;
 
@@ -26,15 +27,6 @@ SchedulerConfig WithQuotaGrace() {
   config.actions = {"enqueue", "allocate", "preempt", "reclaim", "backfill"};
   config.preemption.quota_grace_seconds = kGraceSeconds;
   return config;
-}
-
-int RunningInQueue(const FakeCluster& cluster, const std::string& queue) {
-  int n = 0;
-  for (const auto& [uid, pod] : cluster.pods()) {
-    if (pod.spec.node_name.empty() || pod.meta.deletion_timestamp.has_value()) continue;
-    n += cluster.group("default/" + PodGroupNameOf(pod)).spec.queue == queue ? 1 : 0;
-  }
-  return n;
 }
 
 // Whether the pod is there, bound and not being deleted (an evicted pod with no grace period is

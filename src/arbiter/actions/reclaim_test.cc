@@ -17,20 +17,12 @@ using testing::MakeNode;
 using testing::MakePod;
 using testing::MakePodGroup;
 using testing::MakeQueue;
+using testing::RunningInQueue;
 
 SchedulerConfig WithReclaim() {
   SchedulerConfig config = DefaultSchedulerConfig();
   config.actions = {"enqueue", "allocate", "preempt", "reclaim", "backfill"};
   return config;
-}
-
-int RunningInQueue(const FakeCluster& cluster, const std::string& queue) {
-  int n = 0;
-  for (const auto& [uid, pod] : cluster.pods()) {
-    if (pod.spec.node_name.empty() || pod.meta.deletion_timestamp.has_value()) continue;
-    n += cluster.group("default/" + PodGroupNameOf(pod)).spec.queue == queue ? 1 : 0;
-  }
-  return n;
 }
 
 // One pod of 1 cpu in a group of one, in `queue`.

@@ -76,4 +76,14 @@ class FakeCluster {
   std::unique_ptr<sim::SimulatedCluster> cluster_;
 };
 
+// Pods bound and not being deleted whose group (in namespace default) is in `queue`.
+inline int RunningInQueue(const FakeCluster& cluster, const std::string& queue) {
+  int n = 0;
+  for (const auto& [uid, pod] : cluster.pods()) {
+    if (pod.spec.node_name.empty() || pod.meta.deletion_timestamp.has_value()) continue;
+    n += cluster.group("default/" + PodGroupNameOf(pod)).spec.queue == queue ? 1 : 0;
+  }
+  return n;
+}
+
 }  // namespace arbiter::testing
