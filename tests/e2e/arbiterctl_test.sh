@@ -10,7 +10,9 @@
 #     and are 1st, 2nd and 3rd in their queue, each naming those ahead; `explain pod/NAME` says
 #     the same in text;
 #  6. `arbiterctl queues` shows the hierarchy and the deserved shares the scheduler wrote;
-#  7. `kubectl arbiter jobs` works as a kubectl plugin; an unknown job is an error naming it.
+#  7. WaitingForPreemption: a high-priority job whose victims take 20 s to stop;
+#  8. `kubectl arbiter jobs` works as a kubectl plugin; an unknown job is an error naming it.
+# DeservedShare is seen in step 5: the pods bound by hand are default's, above its share.
 # shellcheck source-path=SCRIPTDIR disable=SC2016,SC2119  # jsonpath in single quotes; optional flags
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -74,6 +76,8 @@ expect "the JSON carries the Unschedulable condition beside it" \
   pod_yaml fill-1 cpu=8 node=kwok-node-1 'labels=fill: "true"'
 } | apply_yaml
 wait_until "the cluster is full" 30 bound_is fill=true 2
+# Those pods are default's (their namespace names no other queue): default now holds 16 CPU, more
+# than its share, while team-a's jobs below wait.
 # Their priorities put them in this order (their creation times may fall in the same second).
 for i in 0 1 2; do
   {
@@ -91,6 +95,8 @@ wait_until "w0 is next in team-a, with nothing ahead" 30 \
   explained w0 'e["position"] == 1 and "ahead" not in e'
 wait_until "w2 is third, behind w0 and w1" 30 \
   explained w2 'j["explanation"]["position"] == 3 and j["explanation"]["ahead"] == ["e2e/w0", "e2e/w1"]'
+wait_until "DeservedShare: huge, its queue default above its share while others wait" 30 \
+  explained huge 'e["gate"] == "DeservedShare" and e["queue"]["allocated"]["cpu"] == "16"'
 text=$(ctl explain -n "$E2E_NS" pod/w2-0)
 expect "explain pod/w2-0 names its group and its place in text" \
   grep -q "Position: *3 in queue team-a; ahead: e2e/w0 e2e/w1" <<<"$text"
@@ -112,10 +118,24 @@ tree=$(ctl queues)
 expect "the tree puts team-a and team-b under team" \
   python3 -c 'import sys; t = sys.argv[1]; a = t.index("\nteam "); b = t.index("├─ team-a"); c = t.index("└─ team-b"); sys.exit(0 if a < b < c else 1)' "$tree"
 
-# --- 7. as a kubectl plugin, and errors ---------------------------------------------------------
+# --- 7. waiting for preemption -----------------------------------------------------------------
+kn delete pods,podgroups --all --grace-period=0 --wait=true >/dev/null
+{
+  priorityclass_yaml ctl-e2e-low 10
+  priorityclass_yaml ctl-e2e-high 1000
+  group_yaml low min=2 priority=ctl-e2e-low
+  pod_yaml low-0 group=low cpu=8 stopfor=20s
+  pod_yaml low-1 group=low cpu=8 stopfor=20s
+} | apply_yaml
+wait_until "low fills the cluster" 30 bound_is arbiter.dev/pod-group=low 2
+{ group_yaml high priority=ctl-e2e-high; pod_yaml high-0 group=high cpu=8; } | apply_yaml
+wait_until "WaitingForPreemption: high waits while low's pods stop (20 s)" 15 \
+  explained high 'e["gate"] == "WaitingForPreemption"'
+
+# --- 8. as a kubectl plugin, and errors (the jobs of step 7 are listed) -----------------------
 plugin_out=$(PATH="$(dirname "$ARBITERCTL"):$PATH" k arbiter jobs -n "$E2E_NS")
 expect "kubectl arbiter jobs lists the jobs with their reasons" \
-  grep -qE "^in-closed +PodGroup +closed +Pending +0/1 +[0-9ms]+ +QueueClosed$" <<<"$plugin_out"
+  grep -qE "^high +PodGroup +default +(Pending|Inqueue) +0/1 +[0-9ms]+ +WaitingForPreemption$" <<<"$plugin_out"
 if ctl explain -n "$E2E_NS" nothing-here >"$E2E_TMP/missing.out" 2>&1; then
   fail "explain of a job that does not exist succeeded"
 fi
