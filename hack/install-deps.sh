@@ -12,8 +12,9 @@ packages=(
   # libraries
   libcurl4-openssl-dev libsimdjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libcli11-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libboost-dev
-  # tests and benchmarks; a headless Chromium renders the simulator's HTML report in a test
-  libgtest-dev libgmock-dev libbenchmark-dev chromium-headless-shell
+  # tests and benchmarks (hyperfine times whole commands); a headless Chromium renders the
+  # simulator's HTML report in a test
+  libgtest-dev libgmock-dev libbenchmark-dev chromium-headless-shell hyperfine
   # scripts: the local cluster's certificates, free ports (ss), detached daemons and port locks
   # (setsid, flock), lint of shell scripts. Go itself is the machine's (hack/cluster/build.sh
   # checks its version): Debian's golang is too old to build Kubernetes.
