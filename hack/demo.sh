@@ -254,6 +254,8 @@ kubectl -n "$ns" describe pod "$loser-worker-0" |
   awk '/^[A-Z][A-Za-z ]*:/ { show = ($0 ~ /^(Conditions|Events):/) } show'
 step "The PodGroup's own account: the conditions of kubectl -n $ns get podgroup $loser -o yaml"
 kubectl -n "$ns" get podgroup "$loser" -o jsonpath='{range .status.conditions[*]}  {.type}={.status}  reason: {.reason}{"\n"}  message: {.message}{"\n"}{end}'
+step "The gate that holds it, and the numbers behind it: arbiterctl explain -n $ns $loser"
+"$root/build/bin/arbiterctl" explain --kubeconfig "$kubeconfig" -n "$ns" "$loser" || true
 
 if [[ $loser_phase == Pending ]]; then
   why="it stays Pending (not admitted): what it needs to start, its minResources of 17 CPU, does not
@@ -293,7 +295,7 @@ cat <<EOF
 
 Try next (in this shell, first):
   export KUBECONFIG=$kubeconfig
-  export PATH=$root/_output/bin:\$PATH
+  export PATH=$root/_output/bin:$root/build/bin:\$PATH
 
 EOF
 try() { printf '  %-54s # %s\n' "$1" "$2"; }
@@ -302,6 +304,9 @@ try "kubectl -n $ns get podgroups -w" "phases: Pending -> (Inqueue) -> Running -
 try "kubectl -n $ns describe podgroup $loser" "its status and conditions"
 try "kubectl -n $ns get events --sort-by=.lastTimestamp" "Scheduled / FailedScheduling, and why"
 try "kubectl get queues" "the queue's deserved share and what it has allocated"
+try "kubectl arbiter jobs -n $ns" "the jobs, and why each waits (arbiterctl as a plugin)"
+try "arbiterctl explain -n $ns $loser" "the gate that holds it and its numbers"
+try "arbiterctl queues" "the queue tree, with bars of allocated against deserved"
 try "tail -f ${log_file#"$root"/}" "its sessions and binds, as they happen"
 try "kubectl -n $ns get batchjobs -w" "tf-train: Running -> Completing -> Completed"
 try "kubectl apply -f examples/batchjob/" "an MPI-like job and one with a retry policy too"
