@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -93,6 +94,10 @@ class Planner {
         preempted_lately_[j->pos()] = 1;
       }
     }
+    // Asked of every placed pod below: read from the history once.
+    evicted_by_queue_ = session.history().EvictedByQueue(session.now() - std::chrono::minutes(1));
+    evicted_for_me_ = session.history().VictimJobsOf(session.job(preemptor).Key(),
+                                                     session.now() - options.no_repeat_window);
     allowed_now_.assign(session.snapshot().tasks.size(), 0);
     for (std::size_t i = 0; i < session.snapshot().tasks.size(); ++i) {
       const auto t = TaskIndex::Of(i);
@@ -118,15 +123,14 @@ class Planner {
     }
     if (NeverVictim(session_, victim, options_)) return false;
     if (session_.task(victim).eviction_refused) return false;
-    const EvictionHistory& history = session_.history();
     const JobInfo& job = session_.job(j);
-    if (options_.evictions_per_minute_per_queue > 0 &&
-        history.EvictedFromQueue(job.queue, session_.now() - std::chrono::minutes(1)) >=
-            options_.evictions_per_minute_per_queue) {
-      return false;
+    if (options_.evictions_per_minute_per_queue > 0) {
+      auto it = evicted_by_queue_.find(job.queue);
+      if (it != evicted_by_queue_.end() && it->second >= options_.evictions_per_minute_per_queue) {
+        return false;
+      }
     }
-    return !history.EvictedFor(session_.job(preemptor_).Key(), job.Key(),
-                               session_.now() - options_.no_repeat_window);
+    return evicted_for_me_.empty() || !evicted_for_me_.contains(job.Key());
   }
 
   // Every placed pod of the job, if all of them may be evicted.
@@ -318,7 +322,9 @@ class Planner {
   const QueueGuard& guard_;
   std::vector<std::vector<TaskIndex>> on_node_;  // pods that could be victims, per node
   std::vector<char> allowed_now_;                // per task: Allowed() at the plan's start
-  std::vector<std::int32_t> pdb_taken_;          // per budget: victims the plan chose so far
+  std::map<std::string_view, std::int32_t> evicted_by_queue_;  // in the last minute
+  std::set<std::string_view> evicted_for_me_;  // victim jobs of this preemptor, in the window
+  std::vector<std::int32_t> pdb_taken_;        // per budget: victims the plan chose so far
   mutable bool budget_refused_ = false;
   std::vector<char> preempted_lately_;  // per job: lost pods within the no-repeat window
 };

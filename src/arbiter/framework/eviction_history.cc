@@ -11,11 +11,33 @@ void EvictionHistory::Record(const std::vector<EvictDecision>& evictions, Clock:
   }
 }
 
+// Entries are oldest first: the newest, those a window asks about, are read from the back until
+// the first older than the window.
 std::int32_t EvictionHistory::EvictedFromQueue(std::string_view queue,
                                                Clock::WallTime since) const {
-  return static_cast<std::int32_t>(
-      std::count_if(entries_.begin(), entries_.end(),
-                    [&](const Entry& e) { return e.time >= since && e.queue == queue; }));
+  std::int32_t n = 0;
+  for (auto it = entries_.rbegin(); it != entries_.rend() && it->time >= since; ++it) {
+    n += it->queue == queue ? 1 : 0;
+  }
+  return n;
+}
+
+std::map<std::string_view, std::int32_t> EvictionHistory::EvictedByQueue(
+    Clock::WallTime since) const {
+  std::map<std::string_view, std::int32_t> out;
+  for (auto it = entries_.rbegin(); it != entries_.rend() && it->time >= since; ++it) {
+    ++out[it->queue];
+  }
+  return out;
+}
+
+std::set<std::string_view> EvictionHistory::VictimJobsOf(std::string_view preemptor,
+                                                         Clock::WallTime since) const {
+  std::set<std::string_view> out;
+  for (auto it = entries_.rbegin(); it != entries_.rend() && it->time >= since; ++it) {
+    if (it->preemptor == preemptor) out.insert(it->victim_job);
+  }
+  return out;
 }
 
 std::optional<Clock::WallTime> EvictionHistory::LastPlanFor(std::string_view preemptor) const {
@@ -27,9 +49,10 @@ std::optional<Clock::WallTime> EvictionHistory::LastPlanFor(std::string_view pre
 
 bool EvictionHistory::EvictedFor(std::string_view preemptor, std::string_view victim_job,
                                  Clock::WallTime since) const {
-  return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) {
-    return e.time >= since && e.preemptor == preemptor && e.victim_job == victim_job;
-  });
+  for (auto it = entries_.rbegin(); it != entries_.rend() && it->time >= since; ++it) {
+    if (it->preemptor == preemptor && it->victim_job == victim_job) return true;
+  }
+  return false;
 }
 
 void EvictionHistory::Forget(const std::vector<std::string>& pod_uids) {

@@ -14,7 +14,9 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +43,10 @@ class EvictionHistory {
   // The jobs (namespace/name) that lost pods at or after `since`, for any preemptor; a job may
   // be named more than once.
   std::vector<std::string_view> VictimJobsSince(Clock::WallTime since) const;
+  // For a plan that asks of many pods at once (one pass, not one per pod): pods evicted per queue
+  // at or after `since`, and the jobs that lost pods to `preemptor` at or after `since`.
+  std::map<std::string_view, std::int32_t> EvictedByQueue(Clock::WallTime since) const;
+  std::set<std::string_view> VictimJobsOf(std::string_view preemptor, Clock::WallTime since) const;
   // Drops the entries of these pods (uids): their evictions were never made (the API server
   // refused the plan), so they count neither against a budget nor as a preemptor's victims.
   void Forget(const std::vector<std::string>& pod_uids);

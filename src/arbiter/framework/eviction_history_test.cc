@@ -48,5 +48,22 @@ TEST(EvictionHistory, EvictionsNeverMadeAreForgotten) {
   EXPECT_EQ(history.EvictedFromQueue("q", kT0), 1);
 }
 
+// The one-pass views a plan reads once agree with the per-pod questions, window by window.
+TEST(EvictionHistory, OnePassViewsAgreeWithTheQuestionsTheyReplace) {
+  EvictionHistory history;
+  history.Record({Eviction("p1", "ns/a", "ns/high", "q"), Eviction("p2", "ns/b", "ns/other", "r")},
+                 kT0);
+  history.Record({Eviction("p3", "ns/c", "ns/high", "q")}, kT0 + minutes(2));
+  const Clock::WallTime last_minute = kT0 + minutes(2) - minutes(1);
+  const auto by_queue = history.EvictedByQueue(last_minute);
+  EXPECT_EQ(by_queue.size(), 1U);
+  EXPECT_EQ(by_queue.at("q"), history.EvictedFromQueue("q", last_minute));
+  EXPECT_EQ(history.EvictedByQueue(kT0).at("q"), 2);
+  EXPECT_EQ(history.EvictedByQueue(kT0).at("r"), 1);
+  EXPECT_EQ(history.VictimJobsOf("ns/high", kT0), (std::set<std::string_view>{"ns/a", "ns/c"}));
+  EXPECT_EQ(history.VictimJobsOf("ns/high", last_minute), (std::set<std::string_view>{"ns/c"}));
+  EXPECT_TRUE(history.VictimJobsOf("ns/none", kT0).empty());
+}
+
 }  // namespace
 }  // namespace arbiter
