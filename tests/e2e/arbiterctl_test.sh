@@ -8,7 +8,7 @@
 #  4. Placement: a 12 CPU pod on nodes of 8 (2 nodes excluded, Insufficient cpu; short by 4);
 #  5. Admission and position: with the cluster full, three jobs of one queue are not admitted,
 #     and are 1st, 2nd and 3rd in their queue, each naming those ahead; `explain pod/NAME` says
-#     the same in text;
+#     the same in text, and for a pod in no group prints its PodScheduled condition;
 #  6. `arbiterctl queues` shows the hierarchy and the deserved shares the scheduler wrote;
 #  7. WaitingForPreemption: a high-priority job whose victims take 20 s to stop;
 #  8. `kubectl arbiter jobs` works as a kubectl plugin; an unknown job is an error naming it.
@@ -100,6 +100,13 @@ wait_until "DeservedShare: huge, its queue default above its share while others 
 text=$(ctl explain -n "$E2E_NS" pod/w2-0)
 expect "explain pod/w2-0 names its group and its place in text" \
   grep -q "Position: *3 in queue team-a; ahead: e2e/w0 e2e/w1" <<<"$text"
+{ pod_yaml alone-0 cpu=12; } | apply_yaml
+lone_pod_said() {
+  local said
+  said=$(kn get pod alone-0 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}')
+  [[ -n $said ]] && ctl explain -n "$E2E_NS" pod/alone-0 | grep -qxF "Message:  $said"
+}
+wait_until "explain pod/NAME of a pod in no group prints what the scheduler told it" 30 lone_pod_said
 expect "and what was asked for" grep -q "^pod e2e/w2-0 (PodGroup e2e/w2): Inqueue\|^pod e2e/w2-0 (PodGroup e2e/w2): Pending" <<<"$text"
 
 # --- 6. queues ----------------------------------------------------------------------------------

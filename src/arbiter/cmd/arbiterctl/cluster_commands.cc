@@ -121,6 +121,31 @@ std::string KindOf(const PodGroup& group) {
   return "PodGroup";
 }
 
+// A pod in no PodGroup is a job of its own: what the scheduler said is its PodScheduled condition.
+int ExplainLonePod(const ClusterFlags& flags, const arbiter::Pod& pod) {
+  const arbiter::Condition* scheduled =
+      arbiter::FindCondition(pod.status.conditions, "PodScheduled");
+  const bool waiting = scheduled != nullptr && scheduled->status == "False";
+  if (Structured(flags)) {
+    Json out = {{"asked", "pod " + pod.meta.Key()}, {"podGroup", nullptr}};
+    if (waiting)
+      out["unschedulable"] = {{"reason", scheduled->reason}, {"message", scheduled->message}};
+    out["explanation"] = nullptr;
+    Print(flags, out);
+    return 0;
+  }
+  std::cout << "pod " << pod.meta.Key() << " (in no PodGroup: a job of its own)";
+  if (!pod.spec.node_name.empty()) {
+    std::cout << ": bound to " << pod.spec.node_name << "\n";
+  } else if (waiting) {
+    std::cout << ": waiting\nReason:   " << scheduled->reason
+              << "\nMessage:  " << scheduled->message << "\n";
+  } else {
+    std::cout << ": the scheduler has said nothing of it yet\n";
+  }
+  return 0;
+}
+
 std::optional<int> CheckOutput(const ClusterFlags& flags) {
   if (flags.output.empty() || flags.output == "wide" || Structured(flags)) return std::nullopt;
   return Fail(kExitUsage, "-o: \"" + flags.output + "\" is not one of wide, json, yaml");
@@ -225,11 +250,7 @@ int RunExplain(const ClusterFlags& flags, const std::string& target) {
     if (!pod.ok())
       return Fail(kExitFailure, "pod " + ns + "/" + name + ": " + pod.status().message());
     group_name = arbiter::PodGroupNameOf(*pod);
-    if (group_name.empty()) {
-      return Fail(kExitFailure, "pod " + ns + "/" + name +
-                                    " is in no PodGroup: its own events (kubectl describe pod) say "
-                                    "why it waits");
-    }
+    if (group_name.empty()) return ExplainLonePod(flags, *pod);
     what = "pod " + ns + "/" + name;
   } else if (kind == "batchjob") {
     StatusOr<std::string> job =
