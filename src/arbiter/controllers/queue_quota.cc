@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "arbiter/base/text.h"
 #include "arbiter/fairness/water_filling.h"
 #include "arbiter/resource/resource_name.h"
 #include "arbiter/resource/resource_vector.h"
@@ -37,15 +38,7 @@ ResourceVector ToVector(ResourceSpace& space, const ResourceList& list, std::int
 }
 
 std::string JoinSome(const std::vector<std::string>& names) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size() && i < kMaxNamedInMessage; ++i) {
-    if (i > 0) out += ", ";
-    out += names[i];
-  }
-  if (names.size() > kMaxNamedInMessage) {
-    out += " and " + std::to_string(names.size() - kMaxNamedInMessage) + " more";
-  }
-  return out;
+  return arbiter::JoinSome(names, kMaxNamedInMessage);
 }
 
 std::int64_t GenerationOf(const ResourceQuota& quota) {

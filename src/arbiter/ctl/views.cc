@@ -225,10 +225,8 @@ std::string FormatExplanation(const std::string& what, const PodGroup& group, Cl
   rows.push_back({"Gate:", e.gate + " (" + e.reason + ")"});
   if (unschedulable != nullptr) rows.push_back({"Message:", unschedulable->message});
   rows.push_back({"Needs:", FormatResources(e.needs)});
-  const bool queue_gate =
-      e.gate == "Capability" || e.gate == "DeservedShare" || e.gate == "Admission";
   if (!e.queue.empty()) rows.push_back({"Queue:", e.queue});
-  if (!e.queue.empty() && queue_gate) {
+  if (!e.queue.empty() && e.QueueIsTheGate()) {
     rows.push_back({"  allocated:", FormatResources(e.queue_allocated)});
     if (!e.queue_deserved.empty())
       rows.push_back({"  deserved:", FormatResources(e.queue_deserved)});

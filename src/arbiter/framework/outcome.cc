@@ -114,9 +114,7 @@ PendingExplanation Explain(const Session& session, JobIndex j, const JobVerdict&
   e.queue = info.queue;
   // The queue's numbers only where the queue is the gate: they change whenever its other jobs
   // start or end, and every change is a status write.
-  const bool queue_gate =
-      e.gate == "Capability" || e.gate == "DeservedShare" || e.gate == "Admission";
-  if (const QueueIndex q = info.queue_index; q != kNoQueue && queue_gate) {
+  if (const QueueIndex q = info.queue_index; q != kNoQueue && e.QueueIsTheGate()) {
     const QueueInfo& queue = snapshot.queues[q.pos()];
     const ResourceVector& allocated = session.queue_allocated(q);
     e.queue_allocated = space.ToList(allocated);

@@ -85,6 +85,10 @@ struct PendingExplanation {
   // exact up to kMaxPosition, kMaxPosition + 1 beyond; and the first jobs ahead of it.
   std::int32_t position = 0;
   std::vector<std::string> ahead;
+  // Whether the queue is the gate, so that its numbers are part of the explanation.
+  bool QueueIsTheGate() const {
+    return gate == "Capability" || gate == "DeservedShare" || gate == "Admission";
+  }
   static constexpr std::size_t kMaxExclusions = 8;
   static constexpr std::int32_t kMaxPosition = 10;
   static constexpr std::size_t kMaxAhead = 3;

@@ -3,22 +3,14 @@
 #include <set>
 #include <string_view>
 
+#include "arbiter/base/text.h"
 #include "arbiter/resource/resource_name.h"
 
 namespace arbiter::webhook {
 namespace {
 
 // A few keys of a list in a message; the count says how many more.
-std::string Some(const std::vector<std::string>& keys) {
-  constexpr std::size_t kShown = 3;
-  std::string out;
-  for (std::size_t i = 0; i < keys.size() && i < kShown; ++i) {
-    if (i > 0) out += ", ";
-    out += keys[i];
-  }
-  if (keys.size() > kShown) out += " and " + std::to_string(keys.size() - kShown) + " more";
-  return out;
-}
+std::string Some(const std::vector<std::string>& keys) { return JoinSome(keys, 3); }
 
 std::string Amount(std::string_view resource, std::int64_t amount) {
   return FromCanonical(resource, amount).ToString();
