@@ -3,10 +3,12 @@
 #include <utility>
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include "arbiter/base/log.h"
 #include "arbiter/controllers/podgroup_upkeep.h"
 #include "arbiter/controllers/queue_quota.h"
+#include "arbiter/k8s/decode.h"
 #include "arbiter/k8s/reflector.h"
 #include "arbiter/runtime/bootstrap.h"
 #include "arbiter/runtime/flag_values.h"
@@ -693,8 +695,9 @@ Status ControllerRuntime::StartWebhook() {
   }
   webhook_server_ =
       std::make_unique<webhook::WebhookServer>(certificate, [this](std::string_view body) {
-        return webhook::Review(body, [this](std::string_view kind, std::string_view operation) {
-          return AdmissionContextFor(kind, operation);
+        return webhook::Review(body, [this](std::string_view kind, std::string_view operation,
+                                            webhook::Freshness freshness) {
+          return AdmissionContextFor(kind, operation, freshness);
         });
       });
   ARBITER_ASSIGN_OR_RETURN(webhook_port_, webhook_server_->Start(w.bind_address, port));
@@ -761,11 +764,21 @@ void ControllerRuntime::EnsureWebhookConfiguration() {
 }
 
 webhook::AdmissionContext ControllerRuntime::AdmissionContextFor(std::string_view kind,
-                                                                 std::string_view operation) const {
+                                                                 std::string_view operation,
+                                                                 webhook::Freshness freshness) {
   webhook::AdmissionContext ctx;
   ctx.scheduler_name = options_.scheduler_name;
+  std::optional<std::vector<Queue>> listed;
+  if (freshness == webhook::Freshness::kFromServer) {
+    // Outside the lock: the watches keep delivering while the API server answers.
+    listed = ListQueues();
+  }
   std::lock_guard lock(store_mu_);
-  for (const auto& [name, queue] : queues_) ctx.queues.emplace(name, queue);
+  if (listed) {
+    for (Queue& queue : *listed) ctx.queues.emplace(queue.meta.name, std::move(queue));
+  } else {
+    for (const auto& [name, queue] : queues_) ctx.queues.emplace(name, queue);
+  }
   for (const auto& [name, ns] : namespaces_) ctx.namespaces.emplace(name, ns.meta.labels);
   if (kind == "Queue" && operation == "DELETE") {
     for (const auto& [key, group] : groups_) {
@@ -785,6 +798,26 @@ webhook::AdmissionContext ControllerRuntime::AdmissionContextFor(std::string_vie
     for (const auto& [key, group] : groups_) ctx.group_queues.emplace(key, group.spec.queue);
   }
   return ctx;
+}
+
+std::optional<std::vector<Queue>> ControllerRuntime::ListQueues() {
+  // Queues are few (tens, not thousands): one page.
+  StatusOr<std::string> body = api_.Get("/apis/arbiter.dev/v1alpha1/queues");
+  if (!body.ok()) {
+    ARBITER_LOG(kWarning) << "admission: reading queues from the API server: " << body.status()
+                          << "; deciding on the watched ones";
+    return std::nullopt;
+  }
+  simdjson::ondemand::parser parser;
+  const simdjson::padded_string text(*body);
+  StatusOr<k8s::ObjectList<Queue>> list = k8s::DecodeList<Queue>(parser, text);
+  if (!list.ok()) {
+    ARBITER_LOG(kWarning) << "admission: decoding the queue list: " << list.status()
+                          << "; deciding on the watched ones";
+    return std::nullopt;
+  }
+  // A queue that does not decode is left out here as the watch leaves it out.
+  return std::move(list->items);
 }
 
 }  // namespace arbiter::runtime

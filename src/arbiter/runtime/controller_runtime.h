@@ -60,6 +60,7 @@
 #include "arbiter/model/pod_group.h"
 #include "arbiter/model/queue.h"
 #include "arbiter/model/resource_quota.h"
+#include "arbiter/webhook/admission.h"
 #include "arbiter/webhook/configuration.h"
 #include "arbiter/webhook/rules.h"
 #include "arbiter/webhook/server.h"
@@ -136,9 +137,12 @@ class ControllerRuntime {
   Status StartWebhook();
   // Writes the ValidatingWebhookConfiguration when it is missing or differs (leader only).
   void EnsureWebhookConfiguration();
-  // What the admission rules of a request of `kind` need, from what the watches observed.
-  webhook::AdmissionContext AdmissionContextFor(std::string_view kind,
-                                                std::string_view operation) const;
+  // What the admission rules of a request of `kind` need, from what the watches observed; with
+  // kFromServer the queues are read again from the API server (webhook/admission.h says why).
+  webhook::AdmissionContext AdmissionContextFor(std::string_view kind, std::string_view operation,
+                                                webhook::Freshness freshness);
+  // Every queue as the API server has it now; nullopt (logged) when it cannot be read.
+  std::optional<std::vector<Queue>> ListQueues();
   void ApplyJobPlan(const BatchJob& job, const controllers::JobPlan& plan);
   // Reports `error` for `what` unless the same message was reported before.
   void ReportOnce(const std::string& what, const Status& error);

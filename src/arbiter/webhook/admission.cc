@@ -80,28 +80,37 @@ StatusOr<std::string> Review(std::string_view body, const ContextSource& context
   const std::string group = kind_object.is_object() ? kind_object.value("group", "") : "";
   const std::string operation = request.value("operation", "");
 
-  Refusal refusal;
-  if (group == "arbiter.dev" && kind == "PodGroup" && operation != "DELETE") {
-    const AdmissionContext ctx = context(kind, operation);
-    refusal = Decide2<PodGroup>(request, [&](const PodGroup& g, const PodGroup* old, auto) {
-      return ReviewPodGroup(g, old, ctx);
-    });
-  } else if (group == "arbiter.dev" && kind == "BatchJob" && operation != "DELETE") {
-    const AdmissionContext ctx = context(kind, operation);
-    refusal = Decide2<BatchJob>(request, [&](const BatchJob& j, const BatchJob* old, auto) {
-      return ReviewBatchJob(j, old, TaskRequests(j), ctx);
-    });
-  } else if (group == "arbiter.dev" && kind == "Queue") {
-    const AdmissionContext ctx = context(kind, operation);
-    refusal =
-        Decide2<Queue>(request, [&](const Queue& q, const Queue* /*old*/, const std::string& op) {
-          return op == "DELETE" ? ReviewQueueDeletion(q, ctx) : ReviewQueue(q, ctx);
-        });
-  } else if (group.empty() && kind == "Pod" && operation == "CREATE") {
-    const AdmissionContext ctx = context(kind, operation);
-    refusal = Decide2<Pod>(
-        request, [&](const Pod& p, const Pod* /*old*/, auto) { return ReviewPod(p, ctx); });
-  }
+  const auto decide = [&](Freshness freshness) -> Refusal {
+    if (group == "arbiter.dev" && kind == "PodGroup" && operation != "DELETE") {
+      const AdmissionContext ctx = context(kind, operation, freshness);
+      return Decide2<PodGroup>(request, [&](const PodGroup& g, const PodGroup* old, auto) {
+        return ReviewPodGroup(g, old, ctx);
+      });
+    }
+    if (group == "arbiter.dev" && kind == "BatchJob" && operation != "DELETE") {
+      const AdmissionContext ctx = context(kind, operation, freshness);
+      return Decide2<BatchJob>(request, [&](const BatchJob& j, const BatchJob* old, auto) {
+        return ReviewBatchJob(j, old, TaskRequests(j), ctx);
+      });
+    }
+    if (group == "arbiter.dev" && kind == "Queue") {
+      const AdmissionContext ctx = context(kind, operation, freshness);
+      return Decide2<Queue>(
+          request, [&](const Queue& q, const Queue* /*old*/, const std::string& op) {
+            return op == "DELETE" ? ReviewQueueDeletion(q, ctx) : ReviewQueue(q, ctx);
+          });
+    }
+    if (group.empty() && kind == "Pod" && operation == "CREATE") {
+      const AdmissionContext ctx = context(kind, operation, freshness);
+      return Decide2<Pod>(
+          request, [&](const Pod& p, const Pod* /*old*/, auto) { return ReviewPod(p, ctx); });
+    }
+    return std::nullopt;
+  };
+  // Refusals are rare; reading the API server for one costs little and keeps a lagging watch
+  // from refusing what is valid.
+  Refusal refusal = decide(Freshness::kCached);
+  if (refusal) refusal = decide(Freshness::kFromServer);
 
   json response = {{"uid", uid}, {"allowed", !refusal.has_value()}};
   if (refusal) {

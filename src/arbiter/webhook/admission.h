@@ -9,6 +9,7 @@
 // Pure apart from the `context` callback. Thread safety: reentrant.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -18,10 +19,16 @@
 
 namespace arbiter::webhook {
 
+// Where a context comes from: what the controller's watches observed, or read again from the API
+// server. The watches lag the API server: a manifest that creates a queue and then a child of it
+// (or a job in it) reaches the webhook before the watch delivers the first, so a request that
+// the cached context refuses is decided again on a fresh one before it is refused.
+enum class Freshness : std::uint8_t { kCached, kFromServer };
+
 // What the rules of one request need of the cluster; `kind` is the request's kind ("Queue",
 // "PodGroup", "BatchJob", "Pod") and `operation` its operation ("CREATE", "UPDATE", "DELETE").
 using ContextSource =
-    std::function<AdmissionContext(std::string_view kind, std::string_view operation)>;
+    std::function<AdmissionContext(std::string_view kind, std::string_view operation, Freshness)>;
 
 // The AdmissionReview response for the AdmissionReview request `body`; INVALID_ARGUMENT when
 // `body` is not one (the server answers 400).

@@ -18,7 +18,7 @@ using ::testing::HasSubstr;
 using testing::MakeQueue;
 
 ContextSource Context() {
-  return [](std::string_view /*kind*/, std::string_view /*operation*/) {
+  return [](std::string_view /*kind*/, std::string_view /*operation*/, Freshness /*freshness*/) {
     AdmissionContext ctx;
     Queue closed = MakeQueue("closed");
     closed.spec.state = QueueState::kClosed;
@@ -69,6 +69,34 @@ TEST(ReviewTest, RefusesWithTheObjectAndTheField) {
   EXPECT_EQ(response["status"]["code"], 403);
   EXPECT_THAT(response["status"]["message"].get<std::string>(),
               HasSubstr("podgroup ns/g: spec.queue: queue \"closed\" is Closed"));
+}
+
+TEST(ReviewTest, ARefusalOfTheCachedContextIsDecidedAgainOnAFreshOne) {
+  // The watch has not delivered queue "new" yet; the API server has it.
+  std::vector<Freshness> asked;
+  const ContextSource lagging = [&asked](std::string_view, std::string_view, Freshness freshness) {
+    asked.push_back(freshness);
+    AdmissionContext ctx;
+    ctx.queues = {{"default", MakeQueue("default")}};
+    if (freshness == Freshness::kFromServer) ctx.queues.emplace("new", MakeQueue("new"));
+    return ctx;
+  };
+  StatusOr<std::string> out =
+      Review(Request("PodGroup", "CREATE", GroupJson("new")).dump(), lagging);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(nlohmann::json::parse(*out)["response"]["allowed"], true);
+  EXPECT_EQ(asked, (std::vector<Freshness>{Freshness::kCached, Freshness::kFromServer}));
+
+  // Allowed from the cache: the API server is not asked.
+  asked.clear();
+  out = Review(Request("PodGroup", "CREATE", GroupJson("default")).dump(), lagging);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(asked, std::vector<Freshness>{Freshness::kCached});
+
+  // Missing on the server too: refused.
+  out = Review(Request("PodGroup", "CREATE", GroupJson("nope")).dump(), lagging);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(nlohmann::json::parse(*out)["response"]["allowed"], false);
 }
 
 TEST(ReviewTest, AnObjectThatDoesNotDecodeIsRefusedWithTheDecodersMessage) {
