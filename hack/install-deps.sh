@@ -11,10 +11,12 @@ packages=(
   clang-16 libclang-rt-16-dev clang-format-16 clang-tidy-16
   # libraries
   libcurl4-openssl-dev libsimdjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
-  libcli11-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libboost-dev
+  libcli11-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libboost-dev prometheus-cpp-dev
   # tests and benchmarks (hyperfine times whole commands); a headless Chromium renders the
   # simulator's HTML report in a test
   libgtest-dev libgmock-dev libbenchmark-dev chromium-headless-shell hyperfine
+  # a real Prometheus scrapes the metrics endpoints in a test (promtool checks the exposition)
+  prometheus
   # scripts: the local cluster's certificates, free ports (ss), detached daemons and port locks
   # (setsid, flock), lint of shell scripts. Go itself is the machine's (hack/cluster/build.sh
   # checks its version): Debian's golang is too old to build Kubernetes.

@@ -1,6 +1,7 @@
 // PodGroupStatus::explanation: what the scheduler publishes about a waiting group, gate by gate,
 // with the numbers behind it, on in-memory clusters with the default configuration.
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -126,6 +127,20 @@ TEST(Explanation, ClearedOnceTheGroupRuns) {
   cluster.Finish("default/full-1");
   cluster.RunSession();
   EXPECT_FALSE(cluster.group("default/next").status.explanation.has_value());
+}
+
+TEST(Explanation, PendingJobsAreCountedByQueueAndGate) {
+  Queue q = MakeQueue("q");
+  q.spec.state = QueueState::kClosed;
+  FakeCluster cluster = TwoNodes(q);
+  AddJob(cluster, "q", "closed-1", 1, "1");
+  AddJob(cluster, "q", "closed-2", 1, "1");
+  AddJob(cluster, "default", "big", 1, "6");  // 8 cpu free in all, but no node has 6
+  cluster.Add(MakePod("alone").Request("cpu", "5").Build());  // a pod of no group, too big
+  AddJob(cluster, "default", "fits", 2, "1");
+  const SessionResult result = cluster.RunSession();
+  EXPECT_EQ(result.stats.pending_jobs,
+            (std::vector<PendingJobCount>{{"default", "Placement", 2}, {"q", "Queue", 2}}));
 }
 
 }  // namespace

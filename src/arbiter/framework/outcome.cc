@@ -31,7 +31,7 @@ bool IsTerminal(TaskState state) {
 }
 
 // The gate a reason belongs to, as `arbiterctl explain` names it.
-std::string_view GateOf(JobReason reason) {
+std::string_view GateOfReason(JobReason reason) {
   switch (reason) {
     case JobReason::kQueueNotFound:
     case JobReason::kQueueClosed:
@@ -56,6 +56,16 @@ std::string_view GateOf(JobReason reason) {
       break;
   }
   return "Invalid";
+}
+
+std::string_view GateOf(const Session& session, JobIndex j, const JobVerdict& verdict) {
+  // Enqueue's NotEnoughResources: the cluster's room that no admitted group reserved cannot hold
+  // the group's minimum, so it is not admitted (allocate's is about the nodes).
+  if (verdict.reason == JobReason::kNotEnoughResources &&
+      session.job_phase(j) == PodGroupPhase::kPending && session.job_placement(j) == nullptr) {
+    return "Admission";
+  }
+  return GateOfReason(verdict.reason);
 }
 
 // Where each waiting job stands in its queue, in the order the scheduler tries them (1: next),
@@ -102,13 +112,7 @@ PendingExplanation Explain(const Session& session, JobIndex j, const JobVerdict&
   const ResourceSpace& space = snapshot.resources;
   const JobInfo& info = session.job(j);
   PendingExplanation e;
-  e.gate = std::string(GateOf(verdict.reason));
-  // Enqueue's NotEnoughResources: the cluster's room that no admitted group reserved cannot hold
-  // the group's minimum, so it is not admitted (allocate's is about the nodes).
-  if (verdict.reason == JobReason::kNotEnoughResources &&
-      session.job_phase(j) == PodGroupPhase::kPending && session.job_placement(j) == nullptr) {
-    e.gate = "Admission";
-  }
+  e.gate = std::string(GateOf(session, j, verdict));
   e.reason = std::string(JobReasonName(verdict.reason));
   e.needs = space.ToList(session.MinimumRequest(j));
   e.queue = info.queue;
@@ -345,6 +349,7 @@ SessionResult BuildResult(const Session& session) {
   std::vector<QueueStatus> queues(queue_count);
   std::vector<ResourceVector> allocated(queue_count);
   std::vector<ResourceVector> used(queue_count);
+  std::map<std::pair<std::string, std::string>, std::int64_t> pending;  // (queue, gate)
   for (std::size_t i = 0; i < snapshot.jobs.size(); ++i) {
     const auto j = JobIndex::Of(i);
     const JobInfo& info = session.job(j);
@@ -354,6 +359,10 @@ SessionResult BuildResult(const Session& session) {
         if (HoldsNode(session.task_state(t))) allocated[q].Add(session.task(t).request);
         if (session.task_state(t) == TaskState::kRunning) used[q].Add(session.task(t).request);
       }
+    }
+    if (const Session::RecordedJobVerdict* v = session.job_verdict(j);
+        v != nullptr && !session.JobReady(j)) {
+      ++pending[{info.queue, std::string(GateOf(session, j, v->verdict))}];
     }
     if (info.group == nullptr) continue;
     PodGroupStatus status = NextGroupStatus(session, j);
@@ -393,6 +402,10 @@ SessionResult BuildResult(const Session& session) {
   }
   result.stats = session.stats();
   result.stats.tasks_bound = static_cast<std::int64_t>(result.binds.size());
+  result.stats.pending_jobs.reserve(pending.size());
+  for (auto& [key, jobs] : pending) {
+    result.stats.pending_jobs.push_back({key.first, key.second, jobs});
+  }
   return result;
 }
 

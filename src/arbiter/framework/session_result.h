@@ -95,6 +95,14 @@ struct NamedDuration {
   std::int64_t nanos = 0;
 };
 
+// How many jobs of a queue wait behind one gate (PendingExplanation::gate) after a session.
+struct PendingJobCount {
+  std::string queue;
+  std::string gate;
+  std::int64_t jobs = 0;
+  friend bool operator==(const PendingJobCount&, const PendingJobCount&) = default;
+};
+
 struct SessionStats {
   std::vector<NamedDuration> action_nanos;  // per action, in the configured order
   std::vector<NamedDuration> plugin_nanos;  // per plugin, OnSessionOpen + OnSessionClose
@@ -103,6 +111,9 @@ struct SessionStats {
   std::int64_t jobs_discarded = 0;
   std::int64_t tasks_bound = 0;
   std::int64_t nodes_filtered = 0;  // node x task filter evaluations
+  // Jobs the session left waiting with a verdict (groups and pods of no group), by queue and gate,
+  // sorted: the metrics' pending jobs.
+  std::vector<PendingJobCount> pending_jobs;
 };
 
 struct SessionResult {

@@ -261,6 +261,9 @@ StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
   if (code != CURLE_OK) {
     Status error = CurlError(code, h->error, request, options_.server);
     Release(std::move(h));
+    if (options_.on_request) {
+      options_.on_request({request.method, 0, std::chrono::steady_clock::now() - started});
+    }
     ARBITER_VLOG(6) << "request failed: " << error;
     return error;
   }
@@ -277,6 +280,10 @@ StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
     response.retry_after = std::chrono::seconds(retry_after);
   }
   Release(std::move(h));
+  if (options_.on_request) {
+    options_.on_request(
+        {request.method, response.status, std::chrono::steady_clock::now() - started});
+  }
   ARBITER_VLOG(6) << request.method << " " << options_.server << request.path
                   << " status=" << response.status << " http=" << response.http_version
                   << " bytes=" << response.body.size() << " ms="

@@ -77,6 +77,14 @@ class TokenFile final : public CredentialSource {
   std::int64_t mtime_ns_ = -1;
 };
 
+// One attempt of a request (Do), for metrics: its method, the HTTP status (0 when no response
+// came) and how long it took.
+struct RequestRecord {
+  std::string_view method;
+  long status = 0;  // NOLINT(google-runtime-int): libcurl's type
+  std::chrono::nanoseconds duration{0};
+};
+
 struct TransportOptions {
   std::string server;  // https://host:port
   TlsOptions tls;
@@ -91,6 +99,8 @@ struct TransportOptions {
   std::uint64_t seed = 1;  // jitter
   std::string user_agent = "arbiter/0.1";
   const Clock* clock = nullptr;  // null: RealClock
+  // Called after every attempt of Do(), on the calling thread; must be quick and thread-safe.
+  std::function<void(const RequestRecord&)> on_request;
 };
 
 struct HttpRequest {

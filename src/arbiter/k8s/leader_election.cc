@@ -136,6 +136,7 @@ void LeaderElector::Run(const std::function<void()>& on_started,
   // Acquire.
   while (true) {
     StatusOr<bool> held = TryAcquireOrRenew();
+    if (held.ok()) knows_role_ = true;  // leader, or a standby that saw the holder
     if (held.ok() && *held) break;
     if (!held.ok()) std::fprintf(stderr, "leader election: %s\n", held.status().ToString().c_str());
     if (!WaitFor(config_.retry_period)) return;

@@ -50,6 +50,9 @@ class LeaderElector {
   void Run(const std::function<void()>& on_started, const std::function<void()>& on_stopped);
   void Stop();
   bool IsLeader() const;
+  // True once an attempt got an answer: it leads, or it is a standby that saw who does (what
+  // readiness waits for).
+  bool KnowsRole() const { return knows_role_.load(); }
 
   const LeaderElectionConfig& config() const { return config_; }
 
@@ -70,6 +73,7 @@ class LeaderElector {
   std::optional<Clock::MonotonicTime> observed_at_;
 
   std::atomic<bool> leading_{false};
+  std::atomic<bool> knows_role_{false};
   std::atomic<std::int64_t> last_renew_ns_{0};  // monotonic, when we last renewed
   std::mutex mu_;
   std::condition_variable wake_;

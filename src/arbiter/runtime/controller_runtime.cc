@@ -44,11 +44,65 @@ std::string PodGroupCreateJson(const PodGroup& group) {
 
 ControllerRuntime::ControllerRuntime(k8s::HttpTransport& transport, ControllerOptions options,
                                      const Clock& clock)
-    : api_(transport), transport_(transport), options_(std::move(options)), clock_(clock) {
+    : api_(transport),
+      transport_(transport),
+      options_(std::move(options)),
+      clock_(clock),
+      metrics_(options_.metrics != nullptr ? options_.metrics
+                                           : std::make_shared<metrics::Metrics>()) {
   if (options_.leader_election) {
     elector_ = std::make_unique<k8s::LeaderElector>(api_, *options_.leader_election, clock_);
   }
   AddWatches();
+  AddCollectors();
+}
+
+void ControllerRuntime::AddCollectors() {
+  metrics_->AddCollector([this](metrics::Families& out) {
+    using metrics::AddFamily;
+    using metrics::AddSample;
+    const auto counter = [&](const char* name, const char* help, std::uint64_t value) {
+      AddSample(AddFamily(out, name, help, metrics::kCounter), {}, static_cast<double>(value));
+    };
+    counter("arbiter_controller_reconciles_total", "Reconciles run (only the leader runs them)",
+            reconciles_.load());
+    counter("arbiter_controller_podgroups_created_total",
+            "PodGroups made for pods that name a group nobody made", groups_created_.load());
+    counter("arbiter_controller_batchjob_syncs_total", "BatchJobs planned and synced",
+            jobs_synced_.load());
+    counter("arbiter_controller_batchjob_writes_total",
+            "Writes for BatchJobs: their PodGroups, pods, Services, ConfigMaps and status",
+            job_writes_.load());
+    counter("arbiter_controller_quota_writes_total",
+            "Writes of queues' ResourceQuotas and of Queue status.quota", quota_writes_.load());
+    prometheus::MetricFamily& lists = AddFamily(
+        out, "arbiter_watch_lists_total",
+        "LISTs completed per watched kind; beyond the first, each is a re-list", metrics::kCounter);
+    prometheus::MetricFamily& streams = AddFamily(
+        out, "arbiter_watch_streams_total",
+        "Watch streams started per watched kind; beyond the first, each resumed or restarted one",
+        metrics::kCounter);
+    for (const Watch& w : watches_) {
+      AddSample(lists, {{"kind", w.kind}}, w.lists());
+      AddSample(streams, {{"kind", w.kind}}, w.watches());
+    }
+    AddSample(AddFamily(out, "arbiter_leader",
+                        "1 while this replica leads (reconciles and writes), 0 while it stands by",
+                        metrics::kGauge),
+              {}, elector_ == nullptr || elector_->IsLeader() ? 1 : 0);
+  });
+}
+
+std::optional<std::string> ControllerRuntime::NotReady() const {
+  std::string waiting;
+  for (const Watch& w : watches_) {
+    if (!w.synced()) waiting += (waiting.empty() ? "" : ",") + w.kind;
+  }
+  if (!waiting.empty()) return "watches not synced: " + waiting;
+  if (elector_ != nullptr && !elector_->KnowsRole()) {
+    return std::string("the leader election has had no answer from the API server yet");
+  }
+  return std::nullopt;
 }
 
 ControllerRuntime::~ControllerRuntime() {
@@ -208,6 +262,7 @@ void ControllerRuntime::AddWatches() {
                                       k8s::ReflectorHandlers<T> handlers,
                                       std::string label_selector = {}) {
     k8s::ListWatchOptions list_watch;
+    std::string kind = path.substr(path.rfind('/') + 1);
     list_watch.path = std::move(path);
     list_watch.label_selector = std::move(label_selector);
     list_watch.page_size = options_.page_size;
@@ -215,9 +270,12 @@ void ControllerRuntime::AddWatches() {
     auto reflector =
         std::make_shared<k8s::Reflector<T>>(transport_, std::move(list_watch), std::move(handlers));
     Watch watch;
+    watch.kind = std::move(kind);
     watch.run = [r = reflector.get()] { r->Run(); };
     watch.stop = [r = reflector.get()] { r->Stop(); };
     watch.synced = [r = reflector.get()] { return r->HasSynced(); };
+    watch.lists = [r = reflector.get()] { return r->lists(); };
+    watch.watches = [r = reflector.get()] { return r->watches(); };
     watch.reflector = std::move(reflector);
     watches_.push_back(std::move(watch));
   };
@@ -233,6 +291,22 @@ void ControllerRuntime::AddWatches() {
 
 Status ControllerRuntime::Start() {
   if (elector_ != nullptr) ARBITER_RETURN_IF_ERROR(elector_->config().Validate());
+  if (options_.endpoint) {
+    // Before the CRD check and the watches: the probes answer while the process starts.
+    endpoint_server_ = std::make_unique<metrics::EndpointServer>(metrics::Endpoints{
+        .metrics = [this] { return metrics_->Scrape(); },
+        .live =
+            [this] {
+              std::lock_guard lock(mu_);
+              return !loop_done_;
+            },
+        .ready = [this] { return NotReady(); },
+    });
+    ARBITER_ASSIGN_OR_RETURN(endpoint_port_, endpoint_server_->Start(options_.endpoint->first,
+                                                                     options_.endpoint->second));
+    ARBITER_LOG(kInfo) << "serving /metrics /healthz /readyz on " << options_.endpoint->first << ":"
+                       << endpoint_port_;
+  }
   ARBITER_RETURN_IF_ERROR(WaitForCrds(api_, kControllerCrds));
   if (!options_.webhook.bind_address.empty()) ARBITER_RETURN_IF_ERROR(StartWebhook());
   ARBITER_LOG(kInfo) << "starting controller scheduler_name=" << options_.scheduler_name
@@ -282,6 +356,7 @@ Status ControllerRuntime::Wait() {
   for (Watch& w : watches_) {
     if (w.thread.joinable()) w.thread.join();
   }
+  if (endpoint_server_ != nullptr) endpoint_server_->Stop();
   std::lock_guard lock(mu_);
   if (lost_leadership_) {
     return AbortedError("lost the leader lease " + elector_->config().namespace_name + "/" +

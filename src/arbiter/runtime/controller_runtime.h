@@ -38,6 +38,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "arbiter/base/clock.h"
@@ -53,6 +55,8 @@
 #include "arbiter/k8s/api_client.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/leader_election.h"
+#include "arbiter/metrics/endpoint_server.h"
+#include "arbiter/metrics/metrics.h"
 #include "arbiter/model/batch_job.h"
 #include "arbiter/model/namespace.h"
 #include "arbiter/model/node.h"
@@ -87,6 +91,10 @@ struct ControllerOptions {
   std::optional<k8s::LeaderElectionConfig> leader_election;  // none: always leading
   int page_size = 500;
   WebhookOptions webhook;
+  // Where /metrics, /healthz and /readyz are served (metrics/endpoint_server.h); none: not
+  // served. The metrics go to `metrics` (null: the runtime's own).
+  std::optional<std::pair<std::string, int>> endpoint;
+  std::shared_ptr<metrics::Metrics> metrics;
 };
 
 class ControllerRuntime {
@@ -106,6 +114,8 @@ class ControllerRuntime {
   bool done() const;
 
   std::uint64_t reconciles() const { return reconciles_.load(); }
+  // The port /metrics, /healthz and /readyz answer on; 0 when not served.
+  int endpoint_port() const { return endpoint_port_; }
   std::uint64_t groups_created() const { return groups_created_.load(); }
   std::uint64_t jobs_synced() const { return jobs_synced_.load(); }
   // API writes made for BatchJobs (statuses, PodGroups, Services, ConfigMaps, pods, deletions).
@@ -117,7 +127,10 @@ class ControllerRuntime {
 
  private:
   struct Watch {
+    std::string kind;
     std::shared_ptr<void> reflector;
+    std::function<int()> lists;
+    std::function<int()> watches;
     std::function<void()> run;
     std::function<void()> stop;
     std::function<bool()> synced;
@@ -125,6 +138,8 @@ class ControllerRuntime {
   };
 
   void AddWatches();
+  void AddCollectors();
+  std::optional<std::string> NotReady() const;
   void Loop();
   bool Synced() const;
   // Waits until a reconcile is due; false when stopping.
@@ -159,6 +174,9 @@ class ControllerRuntime {
   k8s::HttpTransport& transport_;
   const ControllerOptions options_;
   const Clock& clock_;
+  std::shared_ptr<metrics::Metrics> metrics_;
+  std::unique_ptr<metrics::EndpointServer> endpoint_server_;
+  int endpoint_port_ = 0;
 
   mutable std::mutex mu_;
   std::condition_variable wake_;

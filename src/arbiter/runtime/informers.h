@@ -65,6 +65,15 @@ class Informers {
   // Objects skipped and requests failed, over all kinds.
   std::uint64_t errors() const { return errors_.load(); }
 
+  // Per kind: LISTs completed (the first included: more means re-lists) and watch streams
+  // started (each after the first resumes or restarts one), for the metrics.
+  struct WatchCounts {
+    std::string kind;
+    int lists = 0;
+    int watches = 0;
+  };
+  std::vector<WatchCounts> watch_counts() const;
+
  private:
   // One reflector, type-erased: its thread runs Run(); stop and synced go to the reflector.
   struct Watch {
@@ -72,6 +81,7 @@ class Informers {
     std::function<void()> run;
     std::function<void()> stop;
     std::function<bool()> synced;
+    std::function<WatchCounts()> counts;
     std::shared_ptr<void> reflector;  // owns the Reflector<T>
     std::thread thread;
   };

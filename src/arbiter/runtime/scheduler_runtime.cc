@@ -83,6 +83,9 @@ SchedulerRuntime::SchedulerRuntime(k8s::HttpTransport& transport,
       scheduler_(std::move(scheduler)),
       options_(std::move(options)),
       clock_(clock),
+      metrics_(options_.metrics != nullptr ? options_.metrics
+                                           : std::make_shared<metrics::Metrics>()),
+      scheduler_metrics_(*metrics_),
       cache_(options_.cache),
       applier_(cache_, ApplierOptions{.failed_bind_ttl = options_.binder.failed_bind_ttl,
                                       .preemption_ttl = std::chrono::seconds(30)}),
@@ -112,7 +115,64 @@ SchedulerRuntime::SchedulerRuntime(k8s::HttpTransport& transport,
       elector_(options_.leader_election
                    ? std::make_unique<k8s::LeaderElector>(api_, *options_.leader_election, clock_)
                    : nullptr),
-      informers_(transport, cache_, MakeInformerOptions(options_, [this] { Kick(); })) {}
+      informers_(transport, cache_, MakeInformerOptions(options_, [this] { Kick(); })) {
+  AddCollectors();
+}
+
+void SchedulerRuntime::AddCollectors() {
+  // What the binder, the watches and the election count already, read at each scrape.
+  metrics_->AddCollector([this](metrics::Families& out) {
+    using metrics::AddFamily;
+    using metrics::AddSample;
+    const Binder::Counts c = binder_.counts();
+    prometheus::MetricFamily& binds =
+        AddFamily(out, "arbiter_binds_total",
+                  "Binds sent to the API server, by result: bound, already_assigned (the pod "
+                  "was bound by someone else), failed",
+                  metrics::kCounter);
+    AddSample(binds, {{"result", "bound"}}, static_cast<double>(c.bound));
+    AddSample(binds, {{"result", "already_assigned"}}, static_cast<double>(c.already_assigned));
+    AddSample(binds, {{"result", "failed"}}, static_cast<double>(c.failed));
+    prometheus::MetricFamily& evictions =
+        AddFamily(out, "arbiter_evictions_total",
+                  "Evictions sent to the API server, by result: evicted, refused (a "
+                  "PodDisruptionBudget's 429 or another refusal)",
+                  metrics::kCounter);
+    AddSample(evictions, {{"result", "evicted"}}, static_cast<double>(c.evicted));
+    AddSample(evictions, {{"result", "refused"}}, static_cast<double>(c.evictions_refused));
+    prometheus::MetricFamily& lists = AddFamily(
+        out, "arbiter_watch_lists_total",
+        "LISTs completed per watched kind; beyond the first, each is a re-list (the watch fell "
+        "too far behind, or the API server expired its resourceVersion)",
+        metrics::kCounter);
+    prometheus::MetricFamily& streams =
+        AddFamily(out, "arbiter_watch_streams_total",
+                  "Watch streams started per watched kind; beyond the first, each resumed or "
+                  "restarted a watch that ended",
+                  metrics::kCounter);
+    for (const Informers::WatchCounts& w : informers_.watch_counts()) {
+      AddSample(lists, {{"kind", w.kind}}, w.lists);
+      AddSample(streams, {{"kind", w.kind}}, w.watches);
+    }
+    AddSample(AddFamily(out, "arbiter_watch_errors_total",
+                        "Objects the watches skipped (they did not decode) and watch requests "
+                        "that failed",
+                        metrics::kCounter),
+              {}, static_cast<double>(informers_.errors()));
+    AddSample(AddFamily(out, "arbiter_leader",
+                        "1 while this replica leads (runs sessions), 0 while it stands by",
+                        metrics::kGauge),
+              {}, leading() ? 1 : 0);
+  });
+}
+
+std::optional<std::string> SchedulerRuntime::NotReady() const {
+  if (!informers_.HasSynced()) return "watches not synced: " + informers_.NotSynced();
+  if (elector_ != nullptr && !elector_->KnowsRole()) {
+    return std::string("the leader election has had no answer from the API server yet");
+  }
+  return std::nullopt;
+}
 
 SchedulerRuntime::~SchedulerRuntime() {
   Stop();
@@ -122,6 +182,23 @@ SchedulerRuntime::~SchedulerRuntime() {
 
 Status SchedulerRuntime::Start() {
   if (elector_ != nullptr) ARBITER_RETURN_IF_ERROR(elector_->config().Validate());
+  if (options_.endpoint) {
+    // Before the CRD check and the watches: the probes answer while the process starts.
+    endpoint_server_ = std::make_unique<metrics::EndpointServer>(metrics::Endpoints{
+        .metrics = [this] { return metrics_->Scrape(); },
+        .live =
+            [this] {
+              // Alive while starting (the CRD check may wait) and while the loop runs.
+              std::lock_guard lock(mu_);
+              return !loop_done_;
+            },
+        .ready = [this] { return NotReady(); },
+    });
+    ARBITER_ASSIGN_OR_RETURN(endpoint_port_, endpoint_server_->Start(options_.endpoint->first,
+                                                                     options_.endpoint->second));
+    ARBITER_LOG(kInfo) << "serving /metrics /healthz /readyz on " << options_.endpoint->first << ":"
+                       << endpoint_port_;
+  }
   ARBITER_RETURN_IF_ERROR(WaitForCrds(api_));
   ARBITER_LOG(kInfo) << "starting scheduler=" << options_.cache.scheduler_name
                      << " period=" << FormatDuration(options_.period)
@@ -175,6 +252,7 @@ Status SchedulerRuntime::Wait() {
       if (elector_thread_.joinable()) elector_thread_.join();
     }
     informers_.Stop();
+    if (endpoint_server_ != nullptr) endpoint_server_->Stop();
     torn_down_ = true;
     std::lock_guard lock(mu_);
     if (loop_started_) {
@@ -285,6 +363,10 @@ void SchedulerRuntime::RunSession() {
   applier_.Apply(result, *snapshot, *effects_, clock_.MonotonicNow());
   const Clock::MonotonicTime applied = clock_.MonotonicNow();
   const std::uint64_t n = ++sessions_;
+  scheduler_metrics_.ObserveSession(*snapshot, result,
+                                    {.snapshot = snapshotted - start,
+                                     .decide = decided - snapshotted,
+                                     .apply = applied - decided});
 
   ARBITER_VLOG(2) << "session n=" << n << " nodes=" << snapshot->nodes.size()
                   << " tasks=" << snapshot->tasks.size() << " jobs=" << snapshot->jobs.size()

@@ -37,7 +37,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
@@ -48,6 +50,9 @@
 #include "arbiter/k8s/event_recorder.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/leader_election.h"
+#include "arbiter/metrics/endpoint_server.h"
+#include "arbiter/metrics/metrics.h"
+#include "arbiter/metrics/scheduler_metrics.h"
 #include "arbiter/runtime/binder.h"
 #include "arbiter/runtime/informers.h"
 #include "arbiter/runtime/recent_writes.h"
@@ -65,6 +70,12 @@ struct RuntimeOptions {
   k8s::EventRecorderOptions events;
   std::optional<k8s::LeaderElectionConfig> leader_election;  // none: always leading
   int page_size = 500;                                       // LIST pages of the informers
+  // Where /metrics, /healthz and /readyz are served (metrics/endpoint_server.h): host and port
+  // (0: any free one); none: not served.
+  std::optional<std::pair<std::string, int>> endpoint;
+  // Where the metrics go (main gives the same to the transport's API metrics); null: the
+  // runtime's own.
+  std::shared_ptr<metrics::Metrics> metrics;
 };
 
 class SchedulerRuntime {
@@ -97,6 +108,9 @@ class SchedulerRuntime {
   bool leading() const { return elector_ == nullptr || elector_->IsLeader(); }
   Binder::Counts bind_counts() const { return binder_.counts(); }
   ClusterCache& cache() { return cache_; }
+  // The port /metrics, /healthz and /readyz answer on; 0 when not served.
+  int endpoint_port() const { return endpoint_port_; }
+  metrics::Metrics& metrics() { return *metrics_; }
 
  private:
   void Loop();
@@ -110,11 +124,16 @@ class SchedulerRuntime {
   void RunSession();
   void Kick();
   void OnLeadershipLost();
+  // The readiness probe's answer: nullopt when ready, else what it waits for.
+  std::optional<std::string> NotReady() const;
+  void AddCollectors();
 
   k8s::ApiClient api_;
   std::unique_ptr<Scheduler> scheduler_;
   const RuntimeOptions options_;
   const Clock& clock_;
+  std::shared_ptr<metrics::Metrics> metrics_;
+  metrics::SchedulerMetrics scheduler_metrics_;
 
   mutable std::mutex mu_;
   std::condition_variable wake_;
@@ -148,6 +167,8 @@ class SchedulerRuntime {
   bool torn_down_ = false;
   std::thread elector_thread_;
   std::thread loop_thread_;
+  std::unique_ptr<metrics::EndpointServer> endpoint_server_;
+  int endpoint_port_ = 0;
 };
 
 }  // namespace arbiter::runtime

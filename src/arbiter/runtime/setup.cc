@@ -60,6 +60,7 @@ StatusOr<std::unique_ptr<k8s::HttpTransport>> ConnectToApiServer(const ApiConnec
   options.qps = connection.qps;
   options.burst = connection.burst;
   options.user_agent = connection.user_agent;
+  options.on_request = connection.on_request;
   if (config != nullptr) *config = rest;
   return k8s::HttpTransport::Create(options);
 }

@@ -5,6 +5,7 @@
 // Thread safety: reentrant.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -35,6 +36,7 @@ struct ApiConnection {
   double qps = 50;
   int burst = 100;
   std::string user_agent;
+  std::function<void(const k8s::RequestRecord&)> on_request;  // TransportOptions::on_request
 };
 
 // The transport of a daemon (the configuration as ResolveRestConfig finds it, from this process's

@@ -6,8 +6,11 @@
 // lease, 2 for bad flags.
 #include <chrono>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -15,8 +18,11 @@
 #include "arbiter/base/clock.h"
 #include "arbiter/base/log.h"
 #include "arbiter/base/status.h"
+#include "arbiter/base/version.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/kubeconfig.h"
+#include "arbiter/metrics/endpoint_server.h"
+#include "arbiter/metrics/metrics.h"
 #include "arbiter/runtime/controller_runtime.h"
 #include "arbiter/runtime/flag_values.h"
 #include "arbiter/runtime/process.h"
@@ -38,6 +44,8 @@ struct Flags {
   double kube_api_qps = 50;
   int kube_api_burst = 100;
   int verbosity = 0;
+  bool version = false;
+  std::string metrics_bind_address;
   std::string webhook_bind_address;
   int webhook_port = 9443;
   std::string webhook_url;
@@ -85,6 +93,10 @@ int main(int argc, char** argv) {
   app.add_option("--kube-api-burst", flags.kube_api_burst, "API request burst (client-side)")
       ->capture_default_str();
   app.add_option("-v,--v", flags.verbosity, "log verbosity")->capture_default_str();
+  app.add_flag("--version", flags.version, "print the version and exit");
+  app.add_option("--metrics-bind-address", flags.metrics_bind_address,
+                 "serve /metrics, /healthz and /readyz over HTTP on host:port (e.g. "
+                 "127.0.0.1:8080, or :8080 for every address); default: not served");
   app.add_option("--webhook-bind-address", flags.webhook_bind_address,
                  "serve the admission webhook on this address (0.0.0.0 in a cluster); default: "
                  "no webhook");
@@ -112,6 +124,11 @@ int main(int argc, char** argv) {
     return Usage(std::string(e.what()) + " (see --help)");
   }
 
+  if (flags.version) {
+    std::cout << "arbiter-controller " << arbiter::Version() << " (" << arbiter::Revision()
+              << ")\n";
+    return 0;
+  }
   if (flags.verbosity < 0) return Usage("-v: must not be negative");
   if (flags.scheduler_name.empty()) return Usage("--scheduler-name: must not be empty");
   if (!(flags.kube_api_qps > 0)) return Usage("--kube-api-qps: must be positive");
@@ -160,17 +177,29 @@ int main(int argc, char** argv) {
       (!flags.webhook_url.empty() || !flags.webhook_service.empty())) {
     return Usage("--webhook-url and --webhook-service need --webhook-bind-address");
   }
+  std::optional<std::pair<std::string, int>> endpoint;
+  if (!flags.metrics_bind_address.empty()) {
+    arbiter::StatusOr<std::pair<std::string, int>> parsed =
+        arbiter::metrics::ParseBindAddress("--metrics-bind-address", flags.metrics_bind_address);
+    if (!parsed.ok()) return Usage(parsed.status().message());
+    endpoint = *parsed;
+  }
   arbiter::SetLogVerbosity(flags.verbosity);
 
   const arbiter::Clock& clock = arbiter::RealClock::Instance();
+  auto metrics = std::make_shared<arbiter::metrics::Metrics>();
+  arbiter::metrics::AddBuildInfo(*metrics, "arbiter-controller");
+  arbiter::metrics::ApiMetrics api_metrics(*metrics);
   arbiter::k8s::RestConfig rest;
   arbiter::StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> transport =
-      arbiter::runtime::ConnectToApiServer({.kubeconfig = flags.kubeconfig,
-                                            .context = flags.context,
-                                            .qps = flags.kube_api_qps,
-                                            .burst = flags.kube_api_burst,
-                                            .user_agent = "arbiter-controller/0.1"},
-                                           clock, &rest);
+      arbiter::runtime::ConnectToApiServer(
+          {.kubeconfig = flags.kubeconfig,
+           .context = flags.context,
+           .qps = flags.kube_api_qps,
+           .burst = flags.kube_api_burst,
+           .user_agent = "arbiter-controller/" + std::string(arbiter::Version()),
+           .on_request = api_metrics.Hook()},
+          clock, &rest);
   if (!transport.ok()) return Usage(transport.status().message());
   ARBITER_LOG(kInfo) << "api server: " << rest;
 
@@ -179,6 +208,8 @@ int main(int argc, char** argv) {
   options.namespaces = *namespaces;
   options.period = *period;
   options.webhook = webhook;
+  options.endpoint = endpoint;
+  options.metrics = metrics;
   if (flags.leader_elect) {
     arbiter::k8s::LeaderElectionConfig election;
     election.namespace_name = flags.leader_elect_namespace;

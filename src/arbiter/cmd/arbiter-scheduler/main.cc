@@ -7,8 +7,10 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -16,8 +18,11 @@
 #include "arbiter/base/clock.h"
 #include "arbiter/base/log.h"
 #include "arbiter/base/status.h"
+#include "arbiter/base/version.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/kubeconfig.h"
+#include "arbiter/metrics/endpoint_server.h"
+#include "arbiter/metrics/metrics.h"
 #include "arbiter/runtime/flag_values.h"
 #include "arbiter/runtime/process.h"
 #include "arbiter/runtime/scheduler_runtime.h"
@@ -41,7 +46,9 @@ struct Flags {
   double kube_api_qps = 50;
   int kube_api_burst = 100;
   int bind_workers = 16;
+  std::string metrics_bind_address;
   int verbosity = 0;
+  bool version = false;
 };
 
 int Usage(const std::string& message) {
@@ -89,8 +96,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--bind-workers", flags.bind_workers, "binds in flight at once")
       ->capture_default_str();
+  app.add_option("--metrics-bind-address", flags.metrics_bind_address,
+                 "serve /metrics, /healthz and /readyz over HTTP on host:port (e.g. "
+                 "127.0.0.1:8080, or :8080 for every address); default: not served");
   app.add_option("-v,--v", flags.verbosity, "log verbosity (2: a line per session)")
       ->capture_default_str();
+  app.add_flag("--version", flags.version, "print the version and exit");
 
   std::vector<std::string> args = arbiter::runtime::NormalizeArgs(argc, argv);
   std::vector<char*> arg_pointers;
@@ -102,6 +113,11 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return Usage(std::string(e.what()) + " (see --help)");
+  }
+
+  if (flags.version) {
+    std::cout << "arbiter-scheduler " << arbiter::Version() << " (" << arbiter::Revision() << ")\n";
+    return 0;
   }
 
   // Flag values.
@@ -126,6 +142,13 @@ int main(int argc, char** argv) {
     return Usage("--leader-elect-namespace: \"" + flags.leader_elect_namespace +
                  "\" is not a valid namespace name");
   }
+  std::optional<std::pair<std::string, int>> endpoint;
+  if (!flags.metrics_bind_address.empty()) {
+    arbiter::StatusOr<std::pair<std::string, int>> parsed =
+        arbiter::metrics::ParseBindAddress("--metrics-bind-address", flags.metrics_bind_address);
+    if (!parsed.ok()) return Usage(parsed.status().message());
+    endpoint = *parsed;
+  }
   arbiter::SetLogVerbosity(flags.verbosity);
 
   // Configuration: the scheduler, and where the API server is.
@@ -133,14 +156,19 @@ int main(int argc, char** argv) {
       arbiter::runtime::BuildScheduler(flags.config);
   if (!scheduler.ok()) return Usage("--config: " + scheduler.status().message());
   const arbiter::Clock& clock = arbiter::RealClock::Instance();
+  auto metrics = std::make_shared<arbiter::metrics::Metrics>();
+  arbiter::metrics::AddBuildInfo(*metrics, "arbiter-scheduler");
+  arbiter::metrics::ApiMetrics api_metrics(*metrics);
   arbiter::k8s::RestConfig rest;
   arbiter::StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> transport =
-      arbiter::runtime::ConnectToApiServer({.kubeconfig = flags.kubeconfig,
-                                            .context = flags.context,
-                                            .qps = flags.kube_api_qps,
-                                            .burst = flags.kube_api_burst,
-                                            .user_agent = "arbiter-scheduler/0.1"},
-                                           clock, &rest);
+      arbiter::runtime::ConnectToApiServer(
+          {.kubeconfig = flags.kubeconfig,
+           .context = flags.context,
+           .qps = flags.kube_api_qps,
+           .burst = flags.kube_api_burst,
+           .user_agent = "arbiter-scheduler/" + std::string(arbiter::Version()),
+           .on_request = api_metrics.Hook()},
+          clock, &rest);
   if (!transport.ok()) return Usage(transport.status().message());
   ARBITER_LOG(kInfo) << "api server: " << rest;
 
@@ -150,6 +178,8 @@ int main(int argc, char** argv) {
   options.cache.namespaces = *namespaces;
   options.cache.node_selector = *node_selector;
   options.period = *period;
+  options.endpoint = endpoint;
+  options.metrics = metrics;
   options.events.reporting_instance = arbiter::runtime::Hostname("arbiter-scheduler");
   if (flags.leader_elect) {
     arbiter::k8s::LeaderElectionConfig election;
