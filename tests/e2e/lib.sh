@@ -89,12 +89,53 @@ e2e_setup() {
   e2e_log "cluster $E2E_NAME ready; KUBECONFIG=$KUBECONFIG; logs in $E2E_TMP"
 }
 
+# ---------------------------------------------------------------------------------------------
+# Service accounts (issue 16): the binaries run as their own ServiceAccounts, with the permissions
+# of deploy/rbac/, so that every e2e test proves those permissions suffice. ARBITER_E2E_AS_ADMIN=1
+# runs them with the cluster's admin kubeconfig instead (to tell a missing permission from a bug).
+
+# e2e_service_account NAME: ServiceAccount arbiter-system/NAME with deploy/rbac/NAME.yaml applied,
+# and what a pod of it would have mounted, in $E2E_TMP/sa-NAME: token (from the API server's
+# TokenRequest), ca.crt, namespace. Prints the directory.
+e2e_service_account() {
+  local name=$1 dir=$E2E_TMP/sa-$1
+  if [[ ! -f $dir/token ]]; then
+    k get namespace arbiter-system >/dev/null 2>&1 || k create namespace arbiter-system >/dev/null
+    k apply -f "$E2E_ROOT/deploy/rbac/$name.yaml" >/dev/null
+    mkdir -p "$dir"
+    k -n arbiter-system create token "$name" --duration 2h >"$dir/token"
+    cp "$(dirname "$KUBECONFIG")/ca.crt" "$dir/ca.crt"
+    echo arbiter-system >"$dir/namespace"
+  fi
+  echo "$dir"
+}
+
+# e2e_exec_as NAME CMD...: replaces the (sub)shell with CMD run as ServiceAccount
+# arbiter-system/NAME, configured as in a pod (KUBERNETES_SERVICE_HOST/PORT, the files at
+# ARBITER_SERVICE_ACCOUNT_DIR); with ARBITER_E2E_AS_ADMIN=1, with --kubeconfig $KUBECONFIG instead.
+# Call it in the background (`e2e_exec_as NAME CMD... &`): then $! is CMD's pid.
+e2e_exec_as() {
+  local name=$1
+  shift
+  if [[ ${ARBITER_E2E_AS_ADMIN:-0} == 1 ]]; then
+    exec "$@" --kubeconfig "$KUBECONFIG"
+  fi
+  local dir server hostport
+  dir=$(e2e_service_account "$name")
+  server=$(k config view --minify -o jsonpath='{.clusters[0].cluster.server}')
+  hostport=${server#https://}
+  exec env KUBERNETES_SERVICE_HOST="${hostport%:*}" KUBERNETES_SERVICE_PORT="${hostport##*:}" \
+    ARBITER_SERVICE_ACCOUNT_DIR="$dir" "$@"
+}
+
 # e2e_start_scheduler [flags...]: runs arbiter-scheduler in the background (log:
 # $E2E_TMP/scheduler.log) and waits until it has created Queue `default`, which it does at start.
 e2e_start_scheduler() {
-  local args=(--kubeconfig "$KUBECONFIG" --period 1s -v "${ARBITER_E2E_VERBOSITY:-2}" "$@")
-  e2e_log "starting arbiter-scheduler ${args[*]}"
-  "$ARBITER_SCHEDULER" "${args[@]}" </dev/null >"$E2E_TMP/scheduler.log" 2>&1 &
+  local args=(--period 1s -v "${ARBITER_E2E_VERBOSITY:-2}" "$@")
+  e2e_service_account arbiter-scheduler >/dev/null
+  e2e_log "starting arbiter-scheduler ${args[*]} (as ServiceAccount arbiter-scheduler)"
+  e2e_exec_as arbiter-scheduler "$ARBITER_SCHEDULER" "${args[@]}" </dev/null \
+    >"$E2E_TMP/scheduler.log" 2>&1 &
   E2E_SCHEDULER_PID=$!
   wait_until "arbiter-scheduler started and created Queue default" 30 queue_exists default
 }
@@ -115,9 +156,11 @@ scheduler_alive() {
 # $E2E_TMP/controller.log); e2e_teardown stops it.
 e2e_start_controller() {
   [[ -x $ARBITER_CONTROLLER ]] || skip "no $ARBITER_CONTROLLER (build it first)"
-  local args=(--kubeconfig "$KUBECONFIG" --period 1s -v "${ARBITER_E2E_VERBOSITY:-2}" "$@")
-  e2e_log "starting arbiter-controller ${args[*]}"
-  "$ARBITER_CONTROLLER" "${args[@]}" </dev/null >"$E2E_TMP/controller.log" 2>&1 &
+  local args=(--period 1s -v "${ARBITER_E2E_VERBOSITY:-2}" "$@")
+  e2e_service_account arbiter-controller >/dev/null
+  e2e_log "starting arbiter-controller ${args[*]} (as ServiceAccount arbiter-controller)"
+  e2e_exec_as arbiter-controller "$ARBITER_CONTROLLER" "${args[@]}" </dev/null \
+    >"$E2E_TMP/controller.log" 2>&1 &
   E2E_CONTROLLER_PID=$!
 }
 
@@ -215,6 +258,16 @@ e2e_teardown() {
 e2e_done() {
   scheduler_alive
   controller_alive
+  # The binaries ran as their ServiceAccounts: a request RBAC refused means deploy/rbac/ lacks a
+  # permission they need.
+  local log
+  for log in "$E2E_TMP"/scheduler*.log "$E2E_TMP"/controller*.log; do
+    [[ -f $log ]] || continue
+    if grep -qE 'system:serviceaccount:arbiter-system:[a-z-]+\\?" cannot ' "$log"; then
+      grep -E 'system:serviceaccount:arbiter-system:[a-z-]+\\?" cannot ' "$log" | head -n 5
+      fail "RBAC refused a request of $(basename "$log" .log) (deploy/rbac/ lacks a permission)"
+    fi
+  done
   echo "PASSED: $(basename "$0" .sh): $E2E_CHECKS checks"
 }
 

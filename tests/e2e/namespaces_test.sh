@@ -16,7 +16,7 @@ e2e_setup namespaces --nodes 1 --node-cpu 8
 k create namespace team-a >/dev/null
 k create namespace team-b >/dev/null
 e2e_start_scheduler --namespaces team-a
-"$ARBITER_SCHEDULER" --kubeconfig "$KUBECONFIG" --period 1s -v 2 --namespaces team-b \
+e2e_exec_as arbiter-scheduler "$ARBITER_SCHEDULER" --period 1s -v 2 --namespaces team-b \
   </dev/null >"$E2E_TMP/scheduler-b.log" 2>&1 &
 b_pid=$!
 E2E_EXTRA_PIDS+=("$b_pid")

@@ -402,6 +402,10 @@ InClusterEnvironment InClusterEnvironmentFromProcess() {
   InClusterEnvironment env;
   if (const char* host = std::getenv("KUBERNETES_SERVICE_HOST")) env.service_host = host;
   if (const char* port = std::getenv("KUBERNETES_SERVICE_PORT")) env.service_port = port;
+  if (const char* dir = std::getenv("ARBITER_SERVICE_ACCOUNT_DIR");
+      dir != nullptr && *dir != '\0') {
+    env.secrets_dir = dir;
+  }
   return env;
 }
 

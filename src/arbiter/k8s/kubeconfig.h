@@ -105,7 +105,9 @@ struct InClusterEnvironment {
   std::string secrets_dir = "/var/run/secrets/kubernetes.io/serviceaccount";
 };
 
-// Reads KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT from the process environment.
+// Reads KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT from the process environment, and
+// ARBITER_SERVICE_ACCOUNT_DIR, when set, for where the token, ca.crt and namespace files are
+// instead of the standard path (a binary run outside a pod as a ServiceAccount: the e2e tests).
 InClusterEnvironment InClusterEnvironmentFromProcess();
 
 // As rest.InClusterConfig: server https://host:port (an IPv6 host bracketed), the CA at
