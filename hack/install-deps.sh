@@ -4,19 +4,29 @@
 # Why each library was chosen: docs/dependencies.md.
 set -euo pipefail
 
+# --build: only what building the binaries needs (the Dockerfile's build stage).
+build_only=false
+[[ ${1:-} == --build ]] && build_only=true
+
 packages=(
   # toolchain
   g++ cmake ninja-build pkg-config git ccache
-  # LLVM 16: libFuzzer (clang, compiler-rt), clang-format and clang-tidy for lint
-  clang-16 libclang-rt-16-dev clang-format-16 clang-tidy-16
   # libraries
   libcurl4-openssl-dev libsimdjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libcli11-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libboost-dev prometheus-cpp-dev
+  # GoogleTest and Google Benchmark: CMake builds the tests and benchmarks by default
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+$build_only || packages+=(
+  # LLVM 16: libFuzzer (clang, compiler-rt), clang-format and clang-tidy for lint
+  clang-16 libclang-rt-16-dev clang-format-16 clang-tidy-16
   # tests and benchmarks (hyperfine times whole commands); a headless Chromium renders the
   # simulator's HTML report in a test
-  libgtest-dev libgmock-dev libbenchmark-dev chromium-headless-shell hyperfine
+  chromium-headless-shell hyperfine
   # a real Prometheus scrapes the metrics endpoints in a test (promtool checks the exposition)
   prometheus
+  # the container image, built without a container engine (hack/image.sh)
+  umoci skopeo
   # scripts: the local cluster's certificates, free ports (ss), detached daemons and port locks
   # (setsid, flock), lint of shell scripts. Go itself is the machine's (hack/cluster/build.sh
   # checks its version): Debian's golang is too old to build Kubernetes.
