@@ -10,8 +10,11 @@
 #  4. nothing was lost or done twice: no node over its allocatable CPU, no group with between 1 and
 #     minMember-1 pods bound, every pod bound or carrying PodScheduled=False, no pod with two
 #     Scheduled events;
-#  5. the leading controller is killed; the standby takes its Lease, and a BatchJob created then
-#     runs in the room a finished gang left.
+#  5. both controllers serve the admission webhook with one certificate, kept in a Secret by the
+#     first (same fingerprint on both; the webhook refuses a queue whose parent does not exist);
+#     the leading controller is killed; the standby takes its Lease, points the webhook
+#     configuration at itself, is trusted by the same CA, and a BatchJob created then runs in the
+#     room a finished gang left.
 # shellcheck source-path=SCRIPTDIR disable=SC2016  # jsonpath in single quotes
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -26,9 +29,12 @@ e2e_service_account arbiter-controller >/dev/null
 # appended to E2E_EXTRA_PIDS (teardown stops it).
 declare -A pid_of
 start() {
-  local binary=$1 name=$2
+  local binary=$1 name=$2 extra=()
+  # The controllers serve the admission webhook, sharing one certificate through a Secret.
+  [[ $name == arbiter-controller ]] && extra=(--webhook-bind-address 127.0.0.1 --webhook-port 0
+    --webhook-cert-secret "$lease_ns/arbiter-webhook-cert")
   e2e_exec_as "$name" "$binary" --period 1s -v 2 --leader-elect --leader-elect-namespace "$lease_ns" \
-    --metrics-bind-address 127.0.0.1:0 </dev/null >"$E2E_TMP/$3.log" 2>&1 &
+    --metrics-bind-address 127.0.0.1:0 "${extra[@]}" </dev/null >"$E2E_TMP/$3.log" 2>&1 &
   pid_of[$3]=$!
   E2E_EXTRA_PIDS+=("$!")
 }
@@ -74,6 +80,32 @@ wait_until "the standby scheduler is ready" 10 ready "$sched_standby"
 expect "the standby scheduler ran no session" metric_is "$sched_standby" arbiter_sessions_total 0
 wait_until "the standby controller is ready" 10 ready "$ctrl_standby"
 expect "$ctrl_standby reports arbiter_leader 0" metric_is "$ctrl_standby" arbiter_leader 0
+
+# The webhook: one certificate for both controllers, made by the first and kept in the Secret.
+webhook_port() {
+  sed -nE 's|.*admission webhook serving on 127\.0\.0\.1:([0-9]+).*|\1|p' "$E2E_TMP/$1.log" | head -n1
+}
+fingerprint() {
+  openssl s_client -connect "127.0.0.1:$(webhook_port "$1")" </dev/null 2>/dev/null |
+    openssl x509 -noout -fingerprint -sha256
+}
+expect "the webhook's certificate is kept in Secret arbiter-system/arbiter-webhook-cert" \
+  k -n "$lease_ns" get secret arbiter-webhook-cert
+a_print=$(fingerprint controller-a)
+[[ -n $a_print && $a_print == "$(fingerprint controller-b)" ]] ||
+  fail "the two controllers serve different certificates"
+pass "both controllers serve the same certificate"
+configured_port() {
+  k get validatingwebhookconfiguration arbiter-controller \
+    -o jsonpath='{.webhooks[0].clientConfig.url}' 2>/dev/null | sed -E 's|.*:([0-9]+)/validate$|\1|'
+}
+points_at() { [[ $(configured_port) == "$(webhook_port "$1")" ]]; }
+wait_until "the webhook configuration points at the leading controller" 20 points_at "$ctrl_leader"
+refused_queue() {
+  ! queue_yaml orphan parent=nowhere | k apply -f - >/dev/null 2>"$E2E_TMP/refusal" &&
+    grep -q 'spec.parent: queue "nowhere" does not exist' "$E2E_TMP/refusal"
+}
+expect "the webhook refuses a queue whose parent does not exist" refused_queue
 
 # --- 2. work, then the leader dies mid-stream ---------------------------------------------------------
 gangs() {  # PREFIX COUNT SIZE
@@ -163,6 +195,12 @@ kill -KILL "${pid_of[$ctrl_leader]}"
 e2e_log "killed $ctrl_leader (SIGKILL)"
 kn delete podgroup second0 >/dev/null
 kn delete pods -l arbiter.dev/pod-group=second0 --wait=false >/dev/null
+new_ctrl() { [[ -n $(holder arbiter-controller) && $(holder arbiter-controller) != "$old_ctrl" ]]; }
+wait_until "$ctrl_standby takes Lease arbiter-controller" 40 new_ctrl
+# Here the API server calls the webhook at a replica's own address, which the new leader writes
+# into the configuration; behind a Service it would have reached the standby all along.
+wait_until "the new leader points the webhook configuration at itself" 20 points_at "$ctrl_standby"
+expect "the configuration still trusts it (one CA)" refused_queue
 kn apply -f - >/dev/null <<'EOF'
 apiVersion: arbiter.dev/v1alpha1
 kind: BatchJob
@@ -176,8 +214,6 @@ spec:
         spec:
           containers: [{name: c, image: busybox, resources: {requests: {cpu: 500m}}}]
 EOF
-new_ctrl() { [[ -n $(holder arbiter-controller) && $(holder arbiter-controller) != "$old_ctrl" ]]; }
-wait_until "$ctrl_standby takes Lease arbiter-controller" 40 new_ctrl
 bj_phase_is() { [[ $(kn get batchjob after -o jsonpath='{.status.phase}') == "$1" ]]; }
 wait_until "the BatchJob created after the kill runs" 60 bj_phase_is Running
 expect "the surviving replicas still run" eval 'alive "$sched_standby" && alive "$ctrl_standby"'

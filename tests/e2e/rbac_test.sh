@@ -5,8 +5,9 @@
 #  1. what each ServiceAccount may do, `kubectl auth can-i --list` in namespace arbiter-system,
 #     equals the committed expectation tests/e2e/rbac/NAME.can-i, so a widened (or narrowed) role
 #     fails here; ARBITER_UPDATE_EXPECTATIONS=1 rewrites the files after a deliberate change;
-#  2. each may not do what it has no business doing (read Secrets, delete nodes, write the other's
-#     Lease, delete pods for the scheduler);
+#  2. each may not do what it has no business doing (read Secrets, but for the controller the one
+#     holding its webhook's certificate; delete nodes; write the other's Lease; delete pods, for the
+#     scheduler);
 #  3. both run with --leader-elect as their ServiceAccounts: each takes its own Lease in
 #     arbiter-system, a gang is bound, a BatchJob runs, and nothing was refused.
 # shellcheck source-path=SCRIPTDIR
@@ -49,6 +50,10 @@ expect "the scheduler may not delete pods (it evicts them)" not may arbiter-sche
 expect "the scheduler may not update the controller's Lease" \
   not may arbiter-scheduler update lease/arbiter-controller -n arbiter-system
 expect "but its own" may arbiter-scheduler update lease/arbiter-scheduler -n arbiter-system
+expect "the controller may read the Secret of its webhook's certificate" \
+  may arbiter-controller get secret/arbiter-webhook-cert -n arbiter-system
+expect "and no other Secret of its namespace" \
+  not may arbiter-controller get secret/anything-else -n arbiter-system
 expect "the controller may not bind pods" \
   not may arbiter-controller create pods --subresource binding -n e2e
 expect "the scheduler may" may arbiter-scheduler create pods --subresource binding -n e2e

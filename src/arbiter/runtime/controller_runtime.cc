@@ -13,6 +13,7 @@
 #include "arbiter/runtime/bootstrap.h"
 #include "arbiter/runtime/flag_values.h"
 #include "arbiter/webhook/admission.h"
+#include "arbiter/webhook/certificate_secret.h"
 #include "arbiter/webhook/tls.h"
 
 namespace arbiter::runtime {
@@ -763,7 +764,9 @@ Status ControllerRuntime::StartWebhook() {
   if (IsIpAddress(local) && std::ranges::find(addresses, local) == addresses.end()) {
     addresses.push_back(local);
   }
-  if (w.cert_dir.empty()) {
+  if (!w.cert_secret_name.empty()) {
+    ARBITER_ASSIGN_OR_RETURN(certificate, SharedCertificate(dns_names, addresses));
+  } else if (w.cert_dir.empty()) {
     ARBITER_ASSIGN_OR_RETURN(certificate,
                              webhook::MakeServingCertificate(dns_names, addresses, clock_.Now(),
                                                              std::chrono::hours(24 * 365)));
@@ -785,7 +788,11 @@ Status ControllerRuntime::StartWebhook() {
                      << (endpoint.url.empty()
                              ? endpoint.service_namespace + "/" + endpoint.service_name
                              : endpoint.url)
-                     << " certificate=" << (w.cert_dir.empty() ? "made at start" : w.cert_dir);
+                     << " certificate="
+                     << (!w.cert_secret_name.empty()
+                             ? "secret " + w.cert_secret_namespace + "/" + w.cert_secret_name
+                         : w.cert_dir.empty() ? std::string("made at start")
+                                              : w.cert_dir);
   return Status::Ok();
 }
 
@@ -893,6 +900,32 @@ std::optional<std::vector<Queue>> ControllerRuntime::ListQueues() {
   }
   // A queue that does not decode is left out here as the watch leaves it out.
   return std::move(list->items);
+}
+
+StatusOr<webhook::ServingCertificate> ControllerRuntime::SharedCertificate(
+    const std::vector<std::string>& dns_names, const std::vector<std::string>& addresses) {
+  const WebhookOptions& w = options_.webhook;
+  const std::string collection = "/api/v1/namespaces/" + w.cert_secret_namespace + "/secrets";
+  const std::string path = collection + "/" + w.cert_secret_name;
+  StatusOr<std::string> existing = api_.Get(path);
+  if (!existing.ok() && existing.status().code() == StatusCode::kNotFound) {
+    ARBITER_ASSIGN_OR_RETURN(webhook::ServingCertificate made,
+                             webhook::MakeServingCertificate(dns_names, addresses, clock_.Now(),
+                                                             std::chrono::hours(24 * 365)));
+    StatusOr<std::string> created = api_.Create(
+        collection,
+        webhook::CertificateSecretJson(w.cert_secret_namespace, w.cert_secret_name, made));
+    if (created.ok()) {
+      ARBITER_LOG(kInfo) << "webhook certificate made and kept in secret "
+                         << w.cert_secret_namespace << "/" << w.cert_secret_name;
+      return made;
+    }
+    // Another replica created it first: serve the one it made.
+    if (created.status().code() != StatusCode::kAlreadyExists) return created.status();
+    existing = api_.Get(path);
+  }
+  if (!existing.ok()) return existing.status().WithContext("webhook certificate");
+  return webhook::CertificateFromSecretJson(*existing);
 }
 
 }  // namespace arbiter::runtime

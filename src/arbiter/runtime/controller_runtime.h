@@ -79,6 +79,10 @@ struct WebhookOptions {
   // (127.0.0.1 for 0.0.0.0).
   webhook::WebhookEndpoint endpoint;
   std::string cert_dir;  // tls.crt and tls.key (and ca.crt) from a Secret; empty: made at start
+  // Or a Secret (namespace, name) the certificate is kept in, made by the first replica to start
+  // and read by the others (webhook/certificate_secret.h); empty: not used.
+  std::string cert_secret_namespace;
+  std::string cert_secret_name;
 };
 
 struct ControllerOptions {
@@ -156,6 +160,9 @@ class ControllerRuntime {
   // kFromServer the queues are read again from the API server (webhook/admission.h says why).
   webhook::AdmissionContext AdmissionContextFor(std::string_view kind, std::string_view operation,
                                                 webhook::Freshness freshness);
+  // The certificate of WebhookOptions::cert_secret_*: read, or made and created when missing.
+  StatusOr<webhook::ServingCertificate> SharedCertificate(
+      const std::vector<std::string>& dns_names, const std::vector<std::string>& addresses);
   // Every queue as the API server has it now; nullopt (logged) when it cannot be read.
   std::optional<std::vector<Queue>> ListQueues();
   void ApplyJobPlan(const BatchJob& job, const controllers::JobPlan& plan);

@@ -51,6 +51,7 @@ struct Flags {
   std::string webhook_url;
   std::string webhook_service;
   std::string webhook_cert_dir;
+  std::string webhook_cert_secret;
 };
 
 int Usage(const std::string& message) {
@@ -111,6 +112,9 @@ int main(int argc, char** argv) {
   app.add_option("--webhook-cert-dir", flags.webhook_cert_dir,
                  "tls.crt, tls.key and ca.crt of the webhook (a mounted Secret); default: a CA and "
                  "certificate made at start-up");
+  app.add_option("--webhook-cert-secret", flags.webhook_cert_secret,
+                 "namespace/name of a Secret to keep the webhook's certificate in: the first "
+                 "replica makes it, every replica serves it (two replicas behind one Service)");
 
   std::vector<std::string> args = arbiter::runtime::NormalizeArgs(argc, argv);
   std::vector<char*> arg_pointers;
@@ -156,6 +160,19 @@ int main(int argc, char** argv) {
   webhook.port = flags.webhook_port;
   webhook.endpoint.url = flags.webhook_url;
   webhook.cert_dir = flags.webhook_cert_dir;
+  if (!flags.webhook_cert_secret.empty()) {
+    const std::size_t slash = flags.webhook_cert_secret.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == flags.webhook_cert_secret.size() ||
+        !arbiter::runtime::IsDns1123Label(flags.webhook_cert_secret.substr(0, slash))) {
+      return Usage("--webhook-cert-secret: want namespace/name, got \"" +
+                   flags.webhook_cert_secret + "\"");
+    }
+    if (!flags.webhook_cert_dir.empty()) {
+      return Usage("--webhook-cert-secret and --webhook-cert-dir: give one of them");
+    }
+    webhook.cert_secret_namespace = flags.webhook_cert_secret.substr(0, slash);
+    webhook.cert_secret_name = flags.webhook_cert_secret.substr(slash + 1);
+  }
   if (!flags.webhook_service.empty()) {
     std::string service = flags.webhook_service;
     const std::size_t slash = service.find('/');
