@@ -87,6 +87,8 @@ if ((${#cluster[@]})); then
     # Build (or find cached) kube-apiserver, etcd and kwok first, so that no test's timeout has
     # to cover a cold build (minutes on a fresh machine).
     hack/cluster/build.sh
+    # And helm, for the chart's test (built from its Go module, cached the same way).
+    hack/helm.sh >/dev/null
     # Integration tests run one at a time: they share the cluster and the machine's two cores.
     hack/cluster/with-cluster.sh -- ctest --test-dir "$build_dir" --output-on-failure -L "$regex" \
       || status=1

@@ -91,17 +91,18 @@ e2e_setup() {
 
 # ---------------------------------------------------------------------------------------------
 # Service accounts (issue 16): the binaries run as their own ServiceAccounts, with the permissions
-# of deploy/rbac/, so that every e2e test proves those permissions suffice. ARBITER_E2E_AS_ADMIN=1
+# the Helm chart gives them, so that every e2e test proves those permissions suffice. ARBITER_E2E_AS_ADMIN=1
 # runs them with the cluster's admin kubeconfig instead (to tell a missing permission from a bug).
 
-# e2e_service_account NAME: ServiceAccount arbiter-system/NAME with deploy/rbac/NAME.yaml applied,
+# e2e_service_account NAME: ServiceAccount arbiter-system/NAME with its roles, as the plain
+# manifests (deploy/manifests/arbiter.yaml, the Helm chart rendered) define them, applied,
 # and what a pod of it would have mounted, in $E2E_TMP/sa-NAME: token (from the API server's
 # TokenRequest), ca.crt, namespace. Prints the directory.
 e2e_service_account() {
   local name=$1 dir=$E2E_TMP/sa-$1
   if [[ ! -f $dir/token ]]; then
     k get namespace arbiter-system >/dev/null 2>&1 || k create namespace arbiter-system >/dev/null
-    k apply -f "$E2E_ROOT/deploy/rbac/$name.yaml" >/dev/null
+    k apply -f "$E2E_ROOT/deploy/manifests/arbiter.yaml" -l "arbiter.dev/access=$name" >/dev/null
     mkdir -p "$dir"
     k -n arbiter-system create token "$name" --duration 2h >"$dir/token"
     cp "$(dirname "$KUBECONFIG")/ca.crt" "$dir/ca.crt"
@@ -258,14 +259,14 @@ e2e_teardown() {
 e2e_done() {
   scheduler_alive
   controller_alive
-  # The binaries ran as their ServiceAccounts: a request RBAC refused means deploy/rbac/ lacks a
-  # permission they need.
+  # The binaries ran as their ServiceAccounts: a request RBAC refused means the chart's roles lack
+  # a permission they need.
   local log
   for log in "$E2E_TMP"/scheduler*.log "$E2E_TMP"/controller*.log; do
     [[ -f $log ]] || continue
     if grep -qE 'system:serviceaccount:arbiter-system:[a-z-]+\\?" cannot ' "$log"; then
       grep -E 'system:serviceaccount:arbiter-system:[a-z-]+\\?" cannot ' "$log" | head -n 5
-      fail "RBAC refused a request of $(basename "$log" .log) (deploy/rbac/ lacks a permission)"
+      fail "RBAC refused a request of $(basename "$log" .log) (the chart's roles lack a permission)"
     fi
   done
   echo "PASSED: $(basename "$0" .sh): $E2E_CHECKS checks"
