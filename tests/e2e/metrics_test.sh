@@ -7,6 +7,7 @@
 #     `promtool check metrics` and counts the sessions, the 2 binds decided and made, the pod
 #     left unschedulable, the pending job by queue and gate, the queue's allocation in cores,
 #     the API requests by verb and code, the watches, the leader flag and the build;
+#     `arbiterctl top` shows the sessions per second, the pending job and the queue's CPU;
 #  3. the controller's exposition passes promtool too and counts its reconciles;
 #  4. Prometheus scrapes both (up == 1) and gives back the pending job's series and the binds.
 # shellcheck source-path=SCRIPTDIR disable=SC2016  # PromQL and jsonpath in single quotes
@@ -81,6 +82,16 @@ expect "the build is labelled" grep -q '^arbiter_build_info{binary="arbiter-sche
   "$E2E_TMP/scheduler.metrics"
 expect "session durations are histograms by phase" \
   sample_is "$sched_port" 'arbiter_session_duration_seconds_count{phase="total"}' -ge 1
+
+# `arbiterctl top` reads the same exposition twice and shows rates and the pending job.
+top_out=$("$E2E_ROOT/build/bin/arbiterctl" top --metrics-url "http://127.0.0.1:$sched_port/metrics" \
+  --once --interval 1s) || fail "arbiterctl top failed"
+echo "$top_out" >"$E2E_TMP/top.out"
+expect "arbiterctl top shows a leading scheduler running sessions" \
+  grep -qE '^sessions  [1-9][0-9.]*/s' "$E2E_TMP/top.out"
+expect "and the pending job by queue and gate" \
+  grep -qE '^ +default +Placement +1$' "$E2E_TMP/top.out"
+expect "and the queue's CPU against its share" grep -qE '^default +2 +4 ' "$E2E_TMP/top.out"
 
 # --- 3. the controller's exposition --------------------------------------------------------------
 scrape "$ctrl_port" >"$E2E_TMP/controller.metrics" || fail "GET /metrics of the controller failed"

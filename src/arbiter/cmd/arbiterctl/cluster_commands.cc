@@ -1,9 +1,11 @@
 #include "cluster_commands.h"
 
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -13,11 +15,13 @@
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
 #include "arbiter/ctl/output.h"
+#include "arbiter/ctl/top.h"
 #include "arbiter/ctl/views.h"
 #include "arbiter/k8s/api_client.h"
 #include "arbiter/k8s/decode.h"
 #include "arbiter/model/batch_job.h"
 #include "arbiter/resource/resource_name.h"
+#include "arbiter/runtime/flag_values.h"
 #include "arbiter/runtime/setup.h"
 
 namespace arbiterctl {
@@ -302,6 +306,78 @@ int RunExplain(const ClusterFlags& flags, const std::string& target) {
   out["explanation"] = std::move(explanation);
   Print(flags, out);
   return 0;
+}
+
+int RunTop(const ClusterFlags& flags, const TopFlags& top) {
+  StatusOr<std::chrono::nanoseconds> interval = arbiter::runtime::ParseDuration(top.interval);
+  if (!interval.ok()) return Fail(kExitUsage, "--interval: " + interval.status().message());
+  if (interval->count() <= 0) return Fail(kExitUsage, "--interval: must be positive");
+
+  // One way to scrape: a URL of our own, or the API server's service proxy.
+  std::unique_ptr<arbiter::k8s::HttpTransport> direct;
+  std::string path;
+  std::optional<Connection> connection;
+  if (!top.metrics_url.empty()) {
+    const std::string& url = top.metrics_url;
+    const std::size_t scheme = url.find("://");
+    const std::size_t slash =
+        scheme == std::string::npos ? std::string::npos : url.find('/', scheme + 3);
+    if (scheme == std::string::npos) {
+      return Fail(kExitUsage, "--metrics-url: want http://host:port/metrics, got \"" + url + "\"");
+    }
+    arbiter::k8s::TransportOptions options;
+    options.server = url.substr(0, slash);
+    options.max_attempts = 1;
+    options.timeout = std::chrono::seconds(10);
+    StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> t =
+        arbiter::k8s::HttpTransport::Create(options);
+    if (!t.ok()) return Fail(kExitFailure, t.status().message());
+    direct = std::move(*t);
+    path = slash == std::string::npos ? "/metrics" : url.substr(slash);
+  } else {
+    StatusOr<Connection> c = Connect(flags);
+    if (!c.ok()) return Fail(kExitFailure, c.status().message());
+    connection = std::move(*c);
+    path = "/api/v1/namespaces/" + top.service_namespace + "/services/" + top.service +
+           "/proxy/metrics";
+  }
+  const auto scrape = [&]() -> StatusOr<std::vector<arbiter::ctl::MetricSample>> {
+    std::string body;
+    if (direct != nullptr) {
+      StatusOr<arbiter::k8s::HttpResponse> r = direct->Do(arbiter::k8s::HttpRequest::Get(path));
+      if (!r.ok()) return r.status();
+      if (r->status != 200) {
+        return arbiter::UnavailableError("GET " + top.metrics_url + ": HTTP " +
+                                         std::to_string(r->status));
+      }
+      body = std::move(r->body);
+    } else {
+      arbiter::k8s::ApiClient api(*connection->transport);
+      StatusOr<std::string> r = api.Get(path);
+      if (!r.ok()) return r.status();
+      body = std::move(*r);
+    }
+    return arbiter::ctl::ParseExposition(body);
+  };
+
+  StatusOr<std::vector<arbiter::ctl::MetricSample>> before = scrape();
+  if (!before.ok())
+    return Fail(kExitFailure, "scraping the scheduler's metrics: " + before.status().message());
+  auto taken = std::chrono::steady_clock::now();
+  while (true) {
+    std::this_thread::sleep_for(*interval);
+    StatusOr<std::vector<arbiter::ctl::MetricSample>> after = scrape();
+    if (!after.ok())
+      return Fail(kExitFailure, "scraping the scheduler's metrics: " + after.status().message());
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - taken).count();
+    // Like top: the screen cleared and drawn again, unless it is one frame for a script.
+    if (!top.once) std::cout << "\x1b[H\x1b[2J";
+    std::cout << arbiter::ctl::FormatTop(*before, *after, seconds) << std::flush;
+    if (top.once) return 0;
+    before = std::move(after);
+    taken = now;
+  }
 }
 
 }  // namespace arbiterctl

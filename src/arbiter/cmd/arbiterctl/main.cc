@@ -200,6 +200,24 @@ int main(int argc, char** argv) {
                    "or pod/NAME")
       ->required();
   cluster_flags(explain, false);
+  arbiterctl::TopFlags top_flags;
+  CLI::App* top = app.add_subcommand(
+      "top",
+      "A live view of the scheduler, from its /metrics: sessions per second and their duration, "
+      "decisions, binds, API requests, pending jobs by queue and gate, queues' CPU against "
+      "their share.");
+  cluster_flags(top, false);
+  top->add_option("--metrics-url", top_flags.metrics_url,
+                  "the scheduler's /metrics URL, e.g. http://127.0.0.1:8080/metrics; default: "
+                  "through the API server's proxy to the Helm chart's Service");
+  top->add_option("--service-namespace", top_flags.service_namespace,
+                  "namespace of the scheduler's metrics Service")
+      ->capture_default_str();
+  top->add_option("--service", top_flags.service, "the metrics Service, NAME:PORT")
+      ->capture_default_str();
+  top->add_option("--interval", top_flags.interval, "time between two frames, e.g. 2s")
+      ->capture_default_str();
+  top->add_flag("--once", top_flags.once, "print one frame (after one interval) and exit");
 
   SimulateFlags sim;
   CLI::App* simulate = app.add_subcommand(
@@ -256,6 +274,7 @@ int main(int argc, char** argv) {
   if (jobs->parsed()) return arbiterctl::RunJobs(cluster);
   if (queues->parsed()) return arbiterctl::RunQueues(cluster);
   if (explain->parsed()) return arbiterctl::RunExplain(cluster, explain_target);
+  if (top->parsed()) return arbiterctl::RunTop(cluster, top_flags);
   if (simulate->parsed()) return RunSimulate(sim);
   return RunGenerate(gen);
 }
