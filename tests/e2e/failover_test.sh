@@ -201,21 +201,8 @@ wait_until "$ctrl_standby takes Lease arbiter-controller" 40 new_ctrl
 # into the configuration; behind a Service it would have reached the standby all along.
 wait_until "the new leader points the webhook configuration at itself" 20 points_at "$ctrl_standby"
 expect "the configuration still trusts it (one CA)" refused_queue
-kn apply -f - >/dev/null <<'EOF'
-apiVersion: arbiter.dev/v1alpha1
-kind: BatchJob
-metadata: {name: after}
-spec:
-  tasks:
-    - name: worker
-      replicas: 2
-      minAvailable: 2
-      template:
-        spec:
-          containers: [{name: c, image: busybox, resources: {requests: {cpu: 500m}}}]
-EOF
-bj_phase_is() { [[ $(kn get batchjob after -o jsonpath='{.status.phase}') == "$1" ]]; }
-wait_until "the BatchJob created after the kill runs" 60 bj_phase_is Running
+workers_yaml after 2 500m | apply_yaml
+wait_until "the BatchJob created after the kill runs" 60 batchjob_phase_is after Running
 expect "the surviving replicas still run" eval 'alive "$sched_standby" && alive "$ctrl_standby"'
 
 e2e_done

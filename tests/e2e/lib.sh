@@ -484,6 +484,17 @@ pg_yaml() {
   return 0
 }
 
+# workers_yaml NAME REPLICAS CPU: a BatchJob of one task `worker`, all of whose pods must start.
+workers_yaml() {
+  printf -- '---\napiVersion: arbiter.dev/v1alpha1\nkind: BatchJob\nmetadata: {name: %s, namespace: %s}\n' \
+    "$1" "$E2E_NS"
+  printf 'spec:\n  tasks:\n    - name: worker\n      replicas: %s\n      minAvailable: %s\n' "$2" "$2"
+  printf '      template:\n        spec:\n          containers: [{name: c, image: busybox, resources: {requests: {cpu: "%s"}}}]\n' \
+    "$3"
+}
+# batchjob_phase_is NAME PHASE
+batchjob_phase_is() { [[ $(kn get batchjob "$1" -o jsonpath='{.status.phase}') == "$2" ]]; }
+
 # priorityclass_yaml NAME VALUE [PREEMPTION_POLICY]: the policy (e.g. Never) goes to its pods.
 priorityclass_yaml() {
   printf -- '---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: %s}\nvalue: %s\n' \

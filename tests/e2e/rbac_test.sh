@@ -72,20 +72,7 @@ wait_until "the controller holds Lease arbiter-system/arbiter-controller" 30 \
   pod_yaml gang-1 group=gang cpu=1
 } | apply_yaml
 wait_until "the gang is bound" 30 bound_is arbiter.dev/pod-group=gang 2
-kn apply -f - >/dev/null <<'EOF'
-apiVersion: arbiter.dev/v1alpha1
-kind: BatchJob
-metadata: {name: job}
-spec:
-  tasks:
-    - name: worker
-      replicas: 2
-      minAvailable: 2
-      template:
-        spec:
-          containers: [{name: c, image: busybox, resources: {requests: {cpu: 500m}}}]
-EOF
-bj_phase_is() { [[ $(kn get batchjob job -o jsonpath='{.status.phase}') == "$1" ]]; }
-wait_until "the BatchJob runs" 60 bj_phase_is Running
+workers_yaml job 2 500m | apply_yaml
+wait_until "the BatchJob runs" 60 batchjob_phase_is job Running
 
 e2e_done

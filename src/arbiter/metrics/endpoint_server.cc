@@ -6,6 +6,8 @@
 
 #include <httplib.h>
 
+#include "arbiter/base/log.h"
+
 namespace arbiter::metrics {
 
 struct EndpointServer::Impl {
@@ -56,6 +58,14 @@ StatusOr<int> EndpointServer::Start(const std::string& host, int port) {
 void EndpointServer::Stop() {
   if (impl_->server != nullptr) impl_->server->stop();
   if (thread_.joinable()) thread_.join();
+}
+
+StatusOr<std::pair<std::unique_ptr<EndpointServer>, int>> ServeEndpoints(
+    const std::pair<std::string, int>& address, Endpoints endpoints) {
+  auto server = std::make_unique<EndpointServer>(std::move(endpoints));
+  ARBITER_ASSIGN_OR_RETURN(int port, server->Start(address.first, address.second));
+  ARBITER_LOG(kInfo) << "serving /metrics /healthz /readyz on " << address.first << ":" << port;
+  return std::make_pair(std::move(server), port);
 }
 
 StatusOr<std::pair<std::string, int>> ParseBindAddress(const std::string& flag,

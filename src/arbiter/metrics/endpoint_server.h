@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "arbiter/base/status.h"
 
@@ -47,6 +48,11 @@ class EndpointServer {
   std::unique_ptr<Impl> impl_;
   std::thread thread_;
 };
+
+// Starts serving `endpoints` on `address` (host, port; 0: any free port) and logs where; the server
+// and the port it bound.
+StatusOr<std::pair<std::unique_ptr<EndpointServer>, int>> ServeEndpoints(
+    const std::pair<std::string, int>& address, Endpoints endpoints);
 
 // "host:port" (":8080" and "8080" bind every address; "[::1]:8080" for IPv6) as a host and port;
 // INVALID_ARGUMENT naming `flag` otherwise.

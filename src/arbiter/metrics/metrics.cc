@@ -52,6 +52,31 @@ void AddSample(prometheus::MetricFamily& family, std::vector<Label> labels, doub
   }
 }
 
+void AddWatchFamilies(Families& out, const std::vector<WatchCount>& watches) {
+  prometheus::MetricFamily& lists = AddFamily(
+      out, "arbiter_watch_lists_total",
+      "LISTs completed per watched kind; beyond the first, each is a re-list (the watch fell "
+      "too far behind, or the API server expired its resourceVersion)",
+      kCounter);
+  prometheus::MetricFamily& streams =
+      AddFamily(out, "arbiter_watch_streams_total",
+                "Watch streams started per watched kind; beyond the first, each resumed or "
+                "restarted a watch that ended",
+                kCounter);
+  for (const WatchCount& w : watches) {
+    AddSample(lists, {{"kind", w.kind}}, w.lists);
+    AddSample(streams, {{"kind", w.kind}}, w.streams);
+  }
+}
+
+void AddLeaderFamily(Families& out, bool leading, std::string_view role) {
+  AddSample(
+      AddFamily(out, "arbiter_leader",
+                "1 while this replica leads (" + std::string(role) + "), 0 while it stands by",
+                kGauge),
+      {}, leading ? 1 : 0);
+}
+
 prometheus::Histogram::BucketBoundaries DurationBuckets() {
   prometheus::Histogram::BucketBoundaries buckets;
   for (double b = 0.0001; b < 60; b *= 2) buckets.push_back(b);

@@ -66,6 +66,18 @@ prometheus::MetricFamily& AddFamily(Families& out, std::string name, std::string
                                     prometheus::MetricType type);
 void AddSample(prometheus::MetricFamily& family, std::vector<Label> labels, double value);
 
+// What one watch (a reflector) has done: LISTs completed, watch streams started.
+struct WatchCount {
+  std::string kind;  // "pods", "queues", ...
+  int lists = 0;
+  int streams = 0;
+};
+
+// For collectors, the families both binaries expose: arbiter_watch_lists_total and
+// arbiter_watch_streams_total per kind, and arbiter_leader (`role` says what leading means).
+void AddWatchFamilies(Families& out, const std::vector<WatchCount>& watches);
+void AddLeaderFamily(Families& out, bool leading, std::string_view role);
+
 // Histogram buckets for durations, in seconds: 100 µs to 52 s, doubling.
 prometheus::Histogram::BucketBoundaries DurationBuckets();
 

@@ -76,22 +76,18 @@ void ControllerRuntime::AddCollectors() {
             job_writes_.load());
     counter("arbiter_controller_quota_writes_total",
             "Writes of queues' ResourceQuotas and of Queue status.quota", quota_writes_.load());
-    prometheus::MetricFamily& lists = AddFamily(
-        out, "arbiter_watch_lists_total",
-        "LISTs completed per watched kind; beyond the first, each is a re-list", metrics::kCounter);
-    prometheus::MetricFamily& streams = AddFamily(
-        out, "arbiter_watch_streams_total",
-        "Watch streams started per watched kind; beyond the first, each resumed or restarted one",
-        metrics::kCounter);
-    for (const Watch& w : watches_) {
-      AddSample(lists, {{"kind", w.kind}}, w.lists());
-      AddSample(streams, {{"kind", w.kind}}, w.watches());
-    }
-    AddSample(AddFamily(out, "arbiter_leader",
-                        "1 while this replica leads (reconciles and writes), 0 while it stands by",
-                        metrics::kGauge),
-              {}, elector_ == nullptr || elector_->IsLeader() ? 1 : 0);
+    std::vector<metrics::WatchCount> watches;
+    watches.reserve(watches_.size());
+    for (const Watch& w : watches_) watches.push_back({w.kind, w.lists(), w.watches()});
+    metrics::AddWatchFamilies(out, watches);
+    metrics::AddLeaderFamily(out, elector_ == nullptr || elector_->IsLeader(),
+                             "reconciles and writes");
   });
+}
+
+bool ControllerRuntime::LoopEnded() const {
+  std::lock_guard lock(mu_);
+  return loop_done_;
 }
 
 std::optional<std::string> ControllerRuntime::NotReady() const {
@@ -294,19 +290,13 @@ Status ControllerRuntime::Start() {
   if (elector_ != nullptr) ARBITER_RETURN_IF_ERROR(elector_->config().Validate());
   if (options_.endpoint) {
     // Before the CRD check and the watches: the probes answer while the process starts.
-    endpoint_server_ = std::make_unique<metrics::EndpointServer>(metrics::Endpoints{
-        .metrics = [this] { return metrics_->Scrape(); },
-        .live =
-            [this] {
-              std::lock_guard lock(mu_);
-              return !loop_done_;
-            },
-        .ready = [this] { return NotReady(); },
-    });
-    ARBITER_ASSIGN_OR_RETURN(endpoint_port_, endpoint_server_->Start(options_.endpoint->first,
-                                                                     options_.endpoint->second));
-    ARBITER_LOG(kInfo) << "serving /metrics /healthz /readyz on " << options_.endpoint->first << ":"
-                       << endpoint_port_;
+    ARBITER_ASSIGN_OR_RETURN(
+        auto served, metrics::ServeEndpoints(*options_.endpoint,
+                                             {.metrics = [this] { return metrics_->Scrape(); },
+                                              .live = [this] { return !LoopEnded(); },
+                                              .ready = [this] { return NotReady(); }}));
+    endpoint_server_ = std::move(served.first);
+    endpoint_port_ = served.second;
   }
   ARBITER_RETURN_IF_ERROR(WaitForCrds(api_, kControllerCrds));
   if (!options_.webhook.bind_address.empty()) ARBITER_RETURN_IF_ERROR(StartWebhook());

@@ -144,6 +144,7 @@ class ControllerRuntime {
   void AddWatches();
   void AddCollectors();
   std::optional<std::string> NotReady() const;
+  bool LoopEnded() const;
   void Loop();
   bool Synced() const;
   // Waits until a reconcile is due; false when stopping.

@@ -101,14 +101,14 @@ void Informers::Add(std::string kind, std::string path, std::uint64_t seed,
   watch.stop = [r = reflector.get()] { r->Stop(); };
   watch.synced = [r = reflector.get()] { return r->HasSynced(); };
   watch.counts = [r = reflector.get(), k = watch.kind] {
-    return WatchCounts{k, r->lists(), r->watches()};
+    return metrics::WatchCount{k, r->lists(), r->watches()};
   };
   watch.reflector = std::move(reflector);
   watches_.push_back(std::move(watch));
 }
 
-std::vector<Informers::WatchCounts> Informers::watch_counts() const {
-  std::vector<WatchCounts> out;
+std::vector<metrics::WatchCount> Informers::watch_counts() const {
+  std::vector<metrics::WatchCount> out;
   out.reserve(watches_.size());
   for (const Watch& w : watches_) out.push_back(w.counts());
   return out;

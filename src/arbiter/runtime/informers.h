@@ -32,6 +32,7 @@
 
 #include "arbiter/cache/cluster_cache.h"
 #include "arbiter/k8s/http_transport.h"
+#include "arbiter/metrics/metrics.h"
 
 namespace arbiter::k8s {
 template <typename T>
@@ -67,12 +68,7 @@ class Informers {
 
   // Per kind: LISTs completed (the first included: more means re-lists) and watch streams
   // started (each after the first resumes or restarts one), for the metrics.
-  struct WatchCounts {
-    std::string kind;
-    int lists = 0;
-    int watches = 0;
-  };
-  std::vector<WatchCounts> watch_counts() const;
+  std::vector<metrics::WatchCount> watch_counts() const;
 
  private:
   // One reflector, type-erased: its thread runs Run(); stop and synced go to the reflector.
@@ -81,7 +77,7 @@ class Informers {
     std::function<void()> run;
     std::function<void()> stop;
     std::function<bool()> synced;
-    std::function<WatchCounts()> counts;
+    std::function<metrics::WatchCount()> counts;
     std::shared_ptr<void> reflector;  // owns the Reflector<T>
     std::thread thread;
   };

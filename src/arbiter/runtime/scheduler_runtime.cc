@@ -140,30 +140,19 @@ void SchedulerRuntime::AddCollectors() {
                   metrics::kCounter);
     AddSample(evictions, {{"result", "evicted"}}, static_cast<double>(c.evicted));
     AddSample(evictions, {{"result", "refused"}}, static_cast<double>(c.evictions_refused));
-    prometheus::MetricFamily& lists = AddFamily(
-        out, "arbiter_watch_lists_total",
-        "LISTs completed per watched kind; beyond the first, each is a re-list (the watch fell "
-        "too far behind, or the API server expired its resourceVersion)",
-        metrics::kCounter);
-    prometheus::MetricFamily& streams =
-        AddFamily(out, "arbiter_watch_streams_total",
-                  "Watch streams started per watched kind; beyond the first, each resumed or "
-                  "restarted a watch that ended",
-                  metrics::kCounter);
-    for (const Informers::WatchCounts& w : informers_.watch_counts()) {
-      AddSample(lists, {{"kind", w.kind}}, w.lists);
-      AddSample(streams, {{"kind", w.kind}}, w.watches);
-    }
+    metrics::AddWatchFamilies(out, informers_.watch_counts());
     AddSample(AddFamily(out, "arbiter_watch_errors_total",
                         "Objects the watches skipped (they did not decode) and watch requests "
                         "that failed",
                         metrics::kCounter),
               {}, static_cast<double>(informers_.errors()));
-    AddSample(AddFamily(out, "arbiter_leader",
-                        "1 while this replica leads (runs sessions), 0 while it stands by",
-                        metrics::kGauge),
-              {}, leading() ? 1 : 0);
+    metrics::AddLeaderFamily(out, leading(), "runs sessions");
   });
+}
+
+bool SchedulerRuntime::LoopEnded() const {
+  std::lock_guard lock(mu_);
+  return loop_done_;
 }
 
 std::optional<std::string> SchedulerRuntime::NotReady() const {
@@ -184,20 +173,13 @@ Status SchedulerRuntime::Start() {
   if (elector_ != nullptr) ARBITER_RETURN_IF_ERROR(elector_->config().Validate());
   if (options_.endpoint) {
     // Before the CRD check and the watches: the probes answer while the process starts.
-    endpoint_server_ = std::make_unique<metrics::EndpointServer>(metrics::Endpoints{
-        .metrics = [this] { return metrics_->Scrape(); },
-        .live =
-            [this] {
-              // Alive while starting (the CRD check may wait) and while the loop runs.
-              std::lock_guard lock(mu_);
-              return !loop_done_;
-            },
-        .ready = [this] { return NotReady(); },
-    });
-    ARBITER_ASSIGN_OR_RETURN(endpoint_port_, endpoint_server_->Start(options_.endpoint->first,
-                                                                     options_.endpoint->second));
-    ARBITER_LOG(kInfo) << "serving /metrics /healthz /readyz on " << options_.endpoint->first << ":"
-                       << endpoint_port_;
+    ARBITER_ASSIGN_OR_RETURN(
+        auto served, metrics::ServeEndpoints(*options_.endpoint,
+                                             {.metrics = [this] { return metrics_->Scrape(); },
+                                              .live = [this] { return !LoopEnded(); },
+                                              .ready = [this] { return NotReady(); }}));
+    endpoint_server_ = std::move(served.first);
+    endpoint_port_ = served.second;
   }
   ARBITER_RETURN_IF_ERROR(WaitForCrds(api_));
   ARBITER_LOG(kInfo) << "starting scheduler=" << options_.cache.scheduler_name

@@ -126,6 +126,8 @@ class SchedulerRuntime {
   void OnLeadershipLost();
   // The readiness probe's answer: nullopt when ready, else what it waits for.
   std::optional<std::string> NotReady() const;
+  // The liveness probe's: alive while starting (the CRD check may wait) and while the loop runs.
+  bool LoopEnded() const;
   void AddCollectors();
 
   k8s::ApiClient api_;

@@ -4,6 +4,7 @@
 #include "arbiter/framework/config.h"
 #include "arbiter/framework/registry.h"
 #include "arbiter/k8s/exec_credential.h"
+#include "arbiter/metrics/endpoint_server.h"
 #include "arbiter/plugins/builtin.h"
 
 namespace arbiter::runtime {
@@ -63,6 +64,22 @@ StatusOr<std::unique_ptr<k8s::HttpTransport>> ConnectToApiServer(const ApiConnec
   options.on_request = connection.on_request;
   if (config != nullptr) *config = rest;
   return k8s::HttpTransport::Create(options);
+}
+
+DaemonMetrics MakeDaemonMetrics(std::string_view binary) {
+  DaemonMetrics out;
+  out.metrics = std::make_shared<metrics::Metrics>();
+  metrics::AddBuildInfo(*out.metrics, binary);
+  out.api = std::make_shared<metrics::ApiMetrics>(*out.metrics);
+  return out;
+}
+
+StatusOr<std::optional<std::pair<std::string, int>>> ParseMetricsBindAddress(
+    const std::string& value) {
+  if (value.empty()) return std::optional<std::pair<std::string, int>>();
+  ARBITER_ASSIGN_OR_RETURN(auto address,
+                           metrics::ParseBindAddress("--metrics-bind-address", value));
+  return std::optional<std::pair<std::string, int>>(std::move(address));
 }
 
 }  // namespace arbiter::runtime

@@ -7,13 +7,17 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
 #include "arbiter/framework/scheduler.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/kubeconfig.h"
+#include "arbiter/metrics/metrics.h"
 
 namespace arbiter::runtime {
 
@@ -44,6 +48,18 @@ struct ApiConnection {
 StatusOr<std::unique_ptr<k8s::HttpTransport>> ConnectToApiServer(const ApiConnection& connection,
                                                                  const Clock& clock,
                                                                  k8s::RestConfig* config);
+
+// What a daemon's /metrics start with: its build info, and the API requests' counters (their
+// Hook() is ApiConnection::on_request).
+struct DaemonMetrics {
+  std::shared_ptr<metrics::Metrics> metrics;
+  std::shared_ptr<metrics::ApiMetrics> api;
+};
+DaemonMetrics MakeDaemonMetrics(std::string_view binary);
+
+// --metrics-bind-address as the runtimes take it: none when empty; errors name the flag.
+StatusOr<std::optional<std::pair<std::string, int>>> ParseMetricsBindAddress(
+    const std::string& value);
 
 // The scheduler of the YAML file at `config_path`, or of DefaultSchedulerConfig() when the path is
 // empty, with every built-in plugin and action available. INVALID_ARGUMENT (naming the file and

@@ -21,8 +21,6 @@
 #include "arbiter/base/version.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/kubeconfig.h"
-#include "arbiter/metrics/endpoint_server.h"
-#include "arbiter/metrics/metrics.h"
 #include "arbiter/runtime/controller_runtime.h"
 #include "arbiter/runtime/flag_values.h"
 #include "arbiter/runtime/process.h"
@@ -194,19 +192,14 @@ int main(int argc, char** argv) {
       (!flags.webhook_url.empty() || !flags.webhook_service.empty())) {
     return Usage("--webhook-url and --webhook-service need --webhook-bind-address");
   }
-  std::optional<std::pair<std::string, int>> endpoint;
-  if (!flags.metrics_bind_address.empty()) {
-    arbiter::StatusOr<std::pair<std::string, int>> parsed =
-        arbiter::metrics::ParseBindAddress("--metrics-bind-address", flags.metrics_bind_address);
-    if (!parsed.ok()) return Usage(parsed.status().message());
-    endpoint = *parsed;
-  }
+  arbiter::StatusOr<std::optional<std::pair<std::string, int>>> endpoint =
+      arbiter::runtime::ParseMetricsBindAddress(flags.metrics_bind_address);
+  if (!endpoint.ok()) return Usage(endpoint.status().message());
   arbiter::SetLogVerbosity(flags.verbosity);
 
   const arbiter::Clock& clock = arbiter::RealClock::Instance();
-  auto metrics = std::make_shared<arbiter::metrics::Metrics>();
-  arbiter::metrics::AddBuildInfo(*metrics, "arbiter-controller");
-  arbiter::metrics::ApiMetrics api_metrics(*metrics);
+  const arbiter::runtime::DaemonMetrics metrics =
+      arbiter::runtime::MakeDaemonMetrics("arbiter-controller");
   arbiter::k8s::RestConfig rest;
   arbiter::StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> transport =
       arbiter::runtime::ConnectToApiServer(
@@ -215,7 +208,7 @@ int main(int argc, char** argv) {
            .qps = flags.kube_api_qps,
            .burst = flags.kube_api_burst,
            .user_agent = "arbiter-controller/" + std::string(arbiter::Version()),
-           .on_request = api_metrics.Hook()},
+           .on_request = metrics.api->Hook()},
           clock, &rest);
   if (!transport.ok()) return Usage(transport.status().message());
   ARBITER_LOG(kInfo) << "api server: " << rest;
@@ -225,8 +218,8 @@ int main(int argc, char** argv) {
   options.namespaces = *namespaces;
   options.period = *period;
   options.webhook = webhook;
-  options.endpoint = endpoint;
-  options.metrics = metrics;
+  options.endpoint = *endpoint;
+  options.metrics = metrics.metrics;
   if (flags.leader_elect) {
     arbiter::k8s::LeaderElectionConfig election;
     election.namespace_name = flags.leader_elect_namespace;

@@ -21,8 +21,6 @@
 #include "arbiter/base/version.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/kubeconfig.h"
-#include "arbiter/metrics/endpoint_server.h"
-#include "arbiter/metrics/metrics.h"
 #include "arbiter/runtime/flag_values.h"
 #include "arbiter/runtime/process.h"
 #include "arbiter/runtime/scheduler_runtime.h"
@@ -142,13 +140,9 @@ int main(int argc, char** argv) {
     return Usage("--leader-elect-namespace: \"" + flags.leader_elect_namespace +
                  "\" is not a valid namespace name");
   }
-  std::optional<std::pair<std::string, int>> endpoint;
-  if (!flags.metrics_bind_address.empty()) {
-    arbiter::StatusOr<std::pair<std::string, int>> parsed =
-        arbiter::metrics::ParseBindAddress("--metrics-bind-address", flags.metrics_bind_address);
-    if (!parsed.ok()) return Usage(parsed.status().message());
-    endpoint = *parsed;
-  }
+  arbiter::StatusOr<std::optional<std::pair<std::string, int>>> endpoint =
+      arbiter::runtime::ParseMetricsBindAddress(flags.metrics_bind_address);
+  if (!endpoint.ok()) return Usage(endpoint.status().message());
   arbiter::SetLogVerbosity(flags.verbosity);
 
   // Configuration: the scheduler, and where the API server is.
@@ -156,9 +150,8 @@ int main(int argc, char** argv) {
       arbiter::runtime::BuildScheduler(flags.config);
   if (!scheduler.ok()) return Usage("--config: " + scheduler.status().message());
   const arbiter::Clock& clock = arbiter::RealClock::Instance();
-  auto metrics = std::make_shared<arbiter::metrics::Metrics>();
-  arbiter::metrics::AddBuildInfo(*metrics, "arbiter-scheduler");
-  arbiter::metrics::ApiMetrics api_metrics(*metrics);
+  const arbiter::runtime::DaemonMetrics metrics =
+      arbiter::runtime::MakeDaemonMetrics("arbiter-scheduler");
   arbiter::k8s::RestConfig rest;
   arbiter::StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> transport =
       arbiter::runtime::ConnectToApiServer(
@@ -167,7 +160,7 @@ int main(int argc, char** argv) {
            .qps = flags.kube_api_qps,
            .burst = flags.kube_api_burst,
            .user_agent = "arbiter-scheduler/" + std::string(arbiter::Version()),
-           .on_request = api_metrics.Hook()},
+           .on_request = metrics.api->Hook()},
           clock, &rest);
   if (!transport.ok()) return Usage(transport.status().message());
   ARBITER_LOG(kInfo) << "api server: " << rest;
@@ -178,8 +171,8 @@ int main(int argc, char** argv) {
   options.cache.namespaces = *namespaces;
   options.cache.node_selector = *node_selector;
   options.period = *period;
-  options.endpoint = endpoint;
-  options.metrics = metrics;
+  options.endpoint = *endpoint;
+  options.metrics = metrics.metrics;
   options.events.reporting_instance = arbiter::runtime::Hostname("arbiter-scheduler");
   if (flags.leader_elect) {
     arbiter::k8s::LeaderElectionConfig election;
