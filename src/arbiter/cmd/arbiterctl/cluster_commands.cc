@@ -56,7 +56,8 @@ StatusOr<Connection> Connect(const ClusterFlags& flags) {
                                             .context = flags.context,
                                             .qps = 50,
                                             .burst = 100,
-                                            .user_agent = "arbiterctl/0.1"},
+                                            .user_agent = "arbiterctl/0.1",
+                                            .on_request = {}},
                                            arbiter::RealClock::Instance(), &c.rest);
   if (!transport.ok()) return transport.status();
   c.transport = std::move(*transport);
