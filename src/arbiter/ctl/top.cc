@@ -33,18 +33,19 @@ bool ParseValue(std::string_view text, double& value) {
   return error == std::errc() && end == text.data() + text.size();
 }
 
+bool Matches(const MetricSample& s, const Labels& match) {
+  return std::ranges::all_of(match, [&s](const auto& kv) {
+    auto it = s.labels.find(kv.first);
+    return it != s.labels.end() && it->second == kv.second;
+  });
+}
+
 // Sum of the samples named `name` whose labels include `match`.
 double Sum(const std::vector<MetricSample>& samples, std::string_view name,
            const Labels& match = {}) {
   double sum = 0;
   for (const MetricSample& s : samples) {
-    if (s.name != name) continue;
-    bool ok = true;
-    for (const auto& [k, v] : match) {
-      auto it = s.labels.find(k);
-      ok = ok && it != s.labels.end() && it->second == v;
-    }
-    if (ok) sum += s.value;
+    if (s.name == name && Matches(s, match)) sum += s.value;
   }
   return sum;
 }
@@ -65,15 +66,10 @@ std::string Quantile(const std::vector<MetricSample>& before,
   std::map<double, double> buckets;  // le -> observations in the interval, cumulative
   const auto add = [&](const std::vector<MetricSample>& samples, double sign) {
     for (const MetricSample& s : samples) {
-      if (s.name != name + "_bucket") continue;
-      bool ok = true;
-      for (const auto& [k, v] : match) {
-        auto it = s.labels.find(k);
-        ok = ok && it != s.labels.end() && it->second == v;
-      }
+      if (s.name != name + "_bucket" || !Matches(s, match)) continue;
       auto le = s.labels.find("le");
       double bound = 0;
-      if (!ok || le == s.labels.end() || !ParseValue(le->second, bound)) continue;
+      if (le == s.labels.end() || !ParseValue(le->second, bound)) continue;
       buckets[bound] += sign * s.value;
     }
   };

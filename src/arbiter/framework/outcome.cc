@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -349,7 +350,9 @@ SessionResult BuildResult(const Session& session) {
   std::vector<QueueStatus> queues(queue_count);
   std::vector<ResourceVector> allocated(queue_count);
   std::vector<ResourceVector> used(queue_count);
-  std::map<std::pair<std::string, std::string>, std::int64_t> pending;  // (queue, gate)
+  // (queue, gate): views of the snapshot's queue names and the gates' literals, so that counting a
+  // waiting job allocates nothing but its first map node.
+  std::map<std::pair<std::string_view, std::string_view>, std::int64_t> pending;
   for (std::size_t i = 0; i < snapshot.jobs.size(); ++i) {
     const auto j = JobIndex::Of(i);
     const JobInfo& info = session.job(j);
@@ -362,7 +365,7 @@ SessionResult BuildResult(const Session& session) {
     }
     if (const Session::RecordedJobVerdict* v = session.job_verdict(j);
         v != nullptr && !session.JobReady(j)) {
-      ++pending[{info.queue, std::string(GateOf(session, j, v->verdict))}];
+      ++pending[{info.queue, GateOf(session, j, v->verdict)}];
     }
     if (info.group == nullptr) continue;
     PodGroupStatus status = NextGroupStatus(session, j);
@@ -404,7 +407,7 @@ SessionResult BuildResult(const Session& session) {
   result.stats.tasks_bound = static_cast<std::int64_t>(result.binds.size());
   result.stats.pending_jobs.reserve(pending.size());
   for (auto& [key, jobs] : pending) {
-    result.stats.pending_jobs.push_back({key.first, key.second, jobs});
+    result.stats.pending_jobs.push_back({std::string(key.first), std::string(key.second), jobs});
   }
   return result;
 }

@@ -78,7 +78,7 @@ void ControllerRuntime::AddCollectors() {
             "Writes of queues' ResourceQuotas and of Queue status.quota", quota_writes_.load());
     std::vector<metrics::WatchCount> watches;
     watches.reserve(watches_.size());
-    for (const Watch& w : watches_) watches.push_back({w.kind, w.lists(), w.watches()});
+    for (const Watch& w : watches_) watches.push_back(w.counts());
     metrics::AddWatchFamilies(out, watches);
     metrics::AddLeaderFamily(out, elector_ == nullptr || elector_->IsLeader(),
                              "reconciles and writes");
@@ -271,8 +271,9 @@ void ControllerRuntime::AddWatches() {
     watch.run = [r = reflector.get()] { r->Run(); };
     watch.stop = [r = reflector.get()] { r->Stop(); };
     watch.synced = [r = reflector.get()] { return r->HasSynced(); };
-    watch.lists = [r = reflector.get()] { return r->lists(); };
-    watch.watches = [r = reflector.get()] { return r->watches(); };
+    watch.counts = [r = reflector.get(), k = watch.kind] {
+      return metrics::WatchCount{k, r->lists(), r->watches()};
+    };
     watch.reflector = std::move(reflector);
     watches_.push_back(std::move(watch));
   };

@@ -133,8 +133,7 @@ class ControllerRuntime {
   struct Watch {
     std::string kind;
     std::shared_ptr<void> reflector;
-    std::function<int()> lists;
-    std::function<int()> watches;
+    std::function<metrics::WatchCount()> counts;
     std::function<void()> run;
     std::function<void()> stop;
     std::function<bool()> synced;
