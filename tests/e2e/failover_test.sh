@@ -74,6 +74,9 @@ sched_standby=$(other "$sched_leader")
 ctrl_leader=$(leader_of controller)
 ctrl_standby=$(other "$ctrl_leader")
 e2e_log "leaders: $sched_leader, $ctrl_leader"
+# The leader creates Queue default at its first session; the webhook refuses groups of a queue
+# that does not exist yet.
+wait_until "the leading scheduler created Queue default" 30 queue_exists default
 wait_until "$sched_leader reports arbiter_leader 1" 10 metric_is "$sched_leader" arbiter_leader 1
 expect "$sched_standby reports arbiter_leader 0" metric_is "$sched_standby" arbiter_leader 0
 wait_until "the standby scheduler is ready" 10 ready "$sched_standby"
