@@ -5,7 +5,8 @@
 #  1. Queue: a group in a Closed queue;
 #  2. Capability: 3 x 1 CPU in a queue capped at 2 CPU (it may still take 2);
 #  3. NotEnoughPods: minMember 3 with one pod;
-#  4. Placement: a 12 CPU pod on nodes of 8 (2 nodes excluded, Insufficient cpu; short by 4);
+#  4. Placement: a 12 CPU pod on nodes of 8 (2 nodes excluded, Insufficient cpu; short by 4; one
+#     class of 2 nodes of 8 CPU with 8 free on one);
 #  5. Admission and position: with the cluster full, three jobs of one queue are not admitted,
 #     and are 1st, 2nd and 3rd in their queue, each naming those ahead; `explain pod/NAME` says
 #     the same in text, and for a pod in no group prints its PodScheduled condition;
@@ -66,6 +67,8 @@ wait_until "NotEnoughPods: minMember 3 with one pod" 30 \
   explained short 'j["explanation"]["gate"] == "NotEnoughPods"'
 wait_until "Placement: 0/2 nodes, 2 Insufficient cpu, short by 4 CPU" 30 \
   explained huge 'e["gate"] == "Placement" and e["nodes"] == 2 and e["excluded"] == [{"reason": "Insufficient cpu", "nodes": 2}] and e["shortfall"]["cpu"] == "4" and e["pod"] == "e2e/huge-0"'
+expect "free room per node class: 2 nodes of 8 CPU, 8 free on one" \
+  explained huge 'len(e["nodeClasses"]) == 1 and e["nodeClasses"][0]["nodes"] == 2 and e["nodeClasses"][0]["allocatable"]["cpu"] == "8" and e["nodeClasses"][0]["mostFree"]["cpu"] == "8"'
 expect "the JSON carries the Unschedulable condition beside it" \
   explained huge 'j["unschedulable"]["reason"] == "NotEnoughResources" and "0/2 nodes are available" in j["unschedulable"]["message"]'
 

@@ -10,6 +10,7 @@
 
 #include "arbiter/controllers/batchjob_policy.h"
 #include "arbiter/controllers/podgroup_upkeep.h"
+#include "arbiter/sim/run_time.h"
 
 namespace arbiter::controllers {
 namespace {
@@ -599,6 +600,15 @@ PodGroup JobPodGroup(const BatchJob& job) {
   group.meta.owner_references.push_back(OwnerReferenceOf(job));
   group.spec.queue = job.spec.queue;
   group.spec.priority_class_name = job.spec.priority_class_name;
+  // What start-time estimates take the job's run time from (sim/run_time.h).
+  if (auto it = job.meta.annotations.find(std::string(sim::kRunForAnnotation));
+      it != job.meta.annotations.end()) {
+    group.meta.annotations[it->first] = it->second;
+  }
+  if (job.spec.active_deadline_seconds) {
+    group.meta.annotations[std::string(sim::kActiveDeadlineAnnotation)] =
+        std::to_string(*job.spec.active_deadline_seconds);
+  }
   std::int64_t ungated = 0;
   bool any_gated = false;
   for (const BatchTaskSpec& t : job.spec.tasks) {

@@ -464,6 +464,14 @@ TEST(BatchJobSyncTest, UnschedulableFailsTheJobOnlyAfterItsTimeout) {
   EXPECT_TRUE(world.pods().empty());
 }
 
+TEST(BatchJobSyncTest, ThePodGroupCarriesTheJobsRunTimeForStartEstimates) {
+  BatchJob job = ParseJob(R"({"activeDeadlineSeconds": 100, "tasks": [{"name": "w"}]})");
+  job.meta.annotations["arbiter.dev/run-for"] = "20m";
+  const PodGroup group = JobPodGroup(job);
+  EXPECT_EQ(group.meta.annotations.at("arbiter.dev/run-for"), "20m");
+  EXPECT_EQ(group.meta.annotations.at("arbiter.dev/active-deadline-seconds"), "100");
+}
+
 TEST(BatchJobSyncTest, ActiveDeadlineFailsARunningJob) {
   World world(
       ParseJob(R"({"activeDeadlineSeconds": 100, "tasks": [{"name": "w", "replicas": 1}]})"));

@@ -249,6 +249,14 @@ std::string FormatExplanation(const std::string& what, const PodGroup& group, Cl
     rows.push_back(
         {"Shortfall:", FormatResources(e.shortfall) + " (beyond the most any node has free)"});
   }
+  for (std::size_t i = 0; i < e.node_classes.size(); ++i) {
+    const NodeClassRoom& c = e.node_classes[i];
+    std::string room = std::to_string(c.nodes) + (c.nodes == 1 ? " node of " : " nodes of ") +
+                       FormatResources(c.allocatable);
+    if (!c.instance_type.empty()) room += " (" + c.instance_type + ")";
+    room += ": at most " + FormatResources(c.most_free) + " free on one";
+    rows.push_back({i == 0 ? "Free room:" : "", std::move(room)});
+  }
   if (e.position > 0) {
     std::string position =
         e.position > PendingExplanation::kMaxPosition
@@ -262,7 +270,23 @@ std::string FormatExplanation(const std::string& what, const PodGroup& group, Cl
     }
     rows.push_back({"Position:", position});
   }
+  if (e.estimate) {
+    for (Row& row : EstimateRows(*e.estimate, now)) rows.push_back(std::move(row));
+  }
   return out + Table(rows);
+}
+
+std::vector<std::vector<std::string>> EstimateRows(const StartEstimate& e, Clock::WallTime now) {
+  std::vector<std::vector<std::string>> rows;
+  std::string start = "not within the forecast";
+  if (e.start) {
+    start = *e.start <= now ? "now" : "in " + ShortDuration(*e.start - now);
+    start += " (" + FormatRfc3339(*e.start) + ")";
+  }
+  rows.push_back({"Estimated start:", start + ", confidence " + e.confidence});
+  rows.push_back({"  assumes:", e.assumptions});
+  rows.push_back({"  forecast:", ShortDuration(now - e.as_of) + " ago"});
+  return rows;
 }
 
 }  // namespace arbiter::ctl

@@ -133,6 +133,45 @@ TEST(FormatExplanationTest, TheQueuesNumbersWhenTheQueueIsTheGate) {
             "  may still take:   cpu 1500m\n");
 }
 
+TEST(FormatExplanationTest, FreeRoomPerNodeClass) {
+  PodGroup g = Waiting();
+  NodeClassRoom& a = g.status.explanation->node_classes.emplace_back();
+  a.nodes = 2;
+  a.allocatable.Set("cpu", Canonical("cpu", "8"));
+  a.most_free.Set("cpu", Canonical("cpu", "6"));
+  NodeClassRoom& b = g.status.explanation->node_classes.emplace_back();
+  b.nodes = 1;
+  b.instance_type = "gpu-large";
+  b.allocatable.Set("cpu", Canonical("cpu", "4"));
+  b.most_free.Set("cpu", 0);
+  const std::string text = FormatExplanation("PodGroup ml/train", g, kNow);
+  EXPECT_NE(text.find("Free room:   2 nodes of cpu 8: at most cpu 6 free on one\n"
+                      "             1 node of cpu 4 (gpu-large): at most cpu 0 free on one\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(FormatExplanationTest, TheEstimatedStartAndWhatItAssumes) {
+  PodGroup g = Waiting();
+  StartEstimate& e = g.status.explanation->estimate.emplace();
+  e.start = kNow + std::chrono::minutes(12);
+  e.as_of = kNow - std::chrono::seconds(20);
+  e.confidence = "Medium";
+  e.assumptions = "after 2 job ends (2 by activeDeadlineSeconds); its own run time: unknown";
+  const std::string text = FormatExplanation("PodGroup ml/train", g, kNow);
+  EXPECT_NE(text.find("Estimated start:   in 12m (" + FormatRfc3339(*e.start) +
+                      "), confidence Medium\n"
+                      "  assumes:         after 2 job ends (2 by activeDeadlineSeconds); its own "
+                      "run time: unknown\n"
+                      "  forecast:        20s ago\n"),
+            std::string::npos)
+      << text;
+  e.start.reset();
+  EXPECT_NE(FormatExplanation("PodGroup ml/train", g, kNow)
+                .find("Estimated start:   not within the forecast, confidence Medium"),
+            std::string::npos);
+}
+
 TEST(FormatExplanationTest, WithoutAnExplanationSaysWhatTheConditionSays) {
   PodGroup g = Waiting();
   g.status.explanation.reset();

@@ -103,6 +103,33 @@ TEST(Explanation, ShortfallIsWhatNoNodeHasFree) {
   EXPECT_EQ(e.shortfall.Get("cpu"), 2500);
 }
 
+TEST(Explanation, FreeRoomPerNodeClass) {
+  FakeCluster cluster = TwoNodes(MakeQueue("q"));
+  cluster.Add(
+      MakeNode("big").Cpu("8").Label("node.kubernetes.io/instance-type", "m5.2xlarge").Build());
+  cluster.Add(MakeNode("off").Cpu("64").Unschedulable().Build());  // out of scope: no class
+  AddJob(cluster, "q", "busy", 1, "3");
+  cluster.RunSession();
+  AddJob(cluster, "q", "wide", 1, "9", 5);
+  cluster.RunSession();
+  const PendingExplanation& e = ExplanationOf(cluster, "wide");
+  ASSERT_EQ(e.gate, "Placement");
+  ASSERT_EQ(e.node_classes.size(), 2U);
+  // Most nodes first: the two 4-cpu nodes, one of which has 4 free, then the 8-cpu one.
+  EXPECT_EQ(e.node_classes[0].nodes, 2);
+  EXPECT_EQ(e.node_classes[0].instance_type, "");
+  EXPECT_EQ(e.node_classes[0].allocatable.Get("cpu"), 4000);
+  EXPECT_EQ(e.node_classes[1].nodes, 1);
+  EXPECT_EQ(e.node_classes[1].instance_type, "m5.2xlarge");
+  EXPECT_EQ(e.node_classes[1].allocatable.Get("cpu"), 8000);
+  // `busy` took 3 cpu on one of the nodes (the 8-cpu one by score or a 4-cpu one): each class's
+  // most free is what its freest node has.
+  const std::int64_t free4 = e.node_classes[0].most_free.Get("cpu");
+  const std::int64_t free8 = e.node_classes[1].most_free.Get("cpu");
+  EXPECT_TRUE((free4 == 4000 && free8 == 5000) || (free4 == 4000 && free8 == 8000))
+      << free4 << " " << free8;
+}
+
 TEST(Explanation, PositionInTheQueueAndTheJobsAhead) {
   FakeCluster cluster = TwoNodes(MakeQueue("q"));
   AddJob(cluster, "q", "full", 2, "4");

@@ -151,10 +151,24 @@ PendingExplanation Explain(const Session& session, JobIndex j, const JobVerdict&
       e.excluded.resize(PendingExplanation::kMaxExclusions);
     }
     e.shortfall = space.ToList(p->shortfall);
+    for (const Session::PlacementSummary::NodeClass& c : p->classes) {
+      NodeClassRoom& room = e.node_classes.emplace_back();
+      room.instance_type = c.instance_type;
+      room.allocatable = space.ToList(c.allocatable);
+      room.nodes = c.nodes;
+      // Every resource the class has, none free included.
+      for (const ResourceEntry& a : room.allocatable.entries()) {
+        const std::optional<ResourceId> id = space.Find(a.name);
+        room.most_free.Set(a.name, id.has_value() ? c.most_free.Get(*id) : 0);
+      }
+    }
   }
   if (place != nullptr) {
     e.position = place->position;
     e.ahead = place->ahead;
+  }
+  if (const StartEstimates* estimates = session.estimates()) {
+    if (auto it = estimates->find(info.Key()); it != estimates->end()) e.estimate = it->second;
   }
   return e;
 }

@@ -84,6 +84,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
 SessionResult Scheduler::RunSession(const Snapshot& snapshot, Clock::WallTime now) {
   Session session(snapshot, plugins_, now, filter_pool_.get());
   session.set_history(&history_);
+  session.set_estimates(estimates_.get());
   std::vector<NamedDuration> action_nanos;
   action_nanos.reserve(actions_.size());
   for (const auto& action : actions_) {

@@ -40,6 +40,10 @@ class Scheduler {
   // Evictions of earlier sessions that were never made (Applier::TakeUnmadeEvictions): the
   // history of what this scheduler evicted forgets them.
   void ForgetEvictions(const std::vector<std::string>& pod_uids) { history_.Forget(pod_uids); }
+  // The start estimates the next sessions' explanations carry (runtime/forecaster.h).
+  void SetStartEstimates(std::shared_ptr<const StartEstimates> estimates) {
+    estimates_ = std::move(estimates);
+  }
 
  private:
   Scheduler() = default;
@@ -48,6 +52,7 @@ class Scheduler {
   PluginSet plugins_;
   std::unique_ptr<WorkerPool> filter_pool_;  // config.filter_threads > 0
   EvictionHistory history_;                  // what earlier sessions evicted
+  std::shared_ptr<const StartEstimates> estimates_;
 };
 
 }  // namespace arbiter

@@ -220,15 +220,49 @@ void Session::RecordJobUnschedulable(JobIndex j, JobReason reason, std::string m
 
 void Session::RecordJobPlacement(JobIndex j, TaskIndex t, const PlacementFailure& failure) {
   if (job_placements_.contains(j)) return;
-  PlacementSummary summary{t, failure.errors.nodes(), failure.errors.reasons(), {}};
+  PlacementSummary summary{t, failure.errors.nodes(), failure.errors.reasons(), {}, {}};
   const ResourceVector& request = task(t).request;
   ResourceVector most(request.size());
+  // Classes by (instance type, allocatable of the requested resources).
+  std::map<std::pair<std::string_view, std::vector<std::int64_t>>, std::size_t> class_of;
+  std::vector<std::int64_t> key;
   for (NodeIndex n : NodeIndex::Range(node_count())) {
     if (!node(n).in_scope) continue;
+    const NodeInfo& info = node(n);
+    key.clear();
     for (std::size_t r = 0; r < request.size(); ++r) {
       const auto id = static_cast<ResourceId>(r);
       most.Set(id, std::max(most.Get(id), node_free(n).Get(id)));
+      key.push_back(request.Get(id) > 0 ? info.allocatable.Get(id) : 0);
     }
+    const auto& labels = info.node->meta.labels;
+    auto type = labels.find(std::string(kInstanceTypeLabel));
+    const std::string_view instance_type =
+        type == labels.end() ? std::string_view() : std::string_view(type->second);
+    auto [it, fresh] = class_of.try_emplace({instance_type, key}, summary.classes.size());
+    if (fresh) {
+      PlacementSummary::NodeClass& c = summary.classes.emplace_back();
+      c.instance_type = std::string(instance_type);
+      c.allocatable = ResourceVector(request.size());
+      for (std::size_t r = 0; r < request.size(); ++r) {
+        c.allocatable.Set(static_cast<ResourceId>(r), key[r]);
+      }
+      c.most_free = ResourceVector(request.size());
+    }
+    PlacementSummary::NodeClass& c = summary.classes[it->second];
+    ++c.nodes;
+    for (std::size_t r = 0; r < request.size(); ++r) {
+      const auto id = static_cast<ResourceId>(r);
+      if (request.Get(id) > 0)
+        c.most_free.Set(id, std::max(c.most_free.Get(id), node_free(n).Get(id)));
+    }
+  }
+  std::stable_sort(summary.classes.begin(), summary.classes.end(),
+                   [](const PlacementSummary::NodeClass& a, const PlacementSummary::NodeClass& b) {
+                     return a.nodes > b.nodes;
+                   });
+  if (summary.classes.size() > PendingExplanation::kMaxNodeClasses) {
+    summary.classes.resize(PendingExplanation::kMaxNodeClasses);
   }
   summary.shortfall = ResourceVector(request.size());
   for (std::size_t r = 0; r < request.size(); ++r) {

@@ -120,6 +120,10 @@ class Session {
   // What earlier sessions of the same scheduler evicted (empty unless the Scheduler lends it).
   const EvictionHistory& history() const;
   void set_history(const EvictionHistory* history) { history_ = history; }
+  // The start estimates of the latest forecast (runtime/forecaster.h), by job key, that the
+  // explanations carry; null: none.
+  const StartEstimates* estimates() const { return estimates_; }
+  void set_estimates(const StartEstimates* estimates) { estimates_ = estimates; }
   const PluginSet& plugins() const { return plugins_; }
   const std::vector<std::uint64_t>& node_versions() const { return node_version_; }
 
@@ -143,6 +147,15 @@ class Session {
     std::int32_t nodes = 0;
     std::map<std::string, std::int32_t> excluded;  // nodes, by reason
     ResourceVector shortfall;  // what the pod asks beyond the most any in-scope node has free
+    // In-scope nodes by class: the same instance type and the same allocatable of what the pod
+    // asks for. Most nodes first, at most PendingExplanation::kMaxNodeClasses.
+    struct NodeClass {
+      std::string instance_type;
+      ResourceVector allocatable;
+      std::int32_t nodes = 0;
+      ResourceVector most_free;  // the most one of them has free
+    };
+    std::vector<NodeClass> classes;
   };
   void RecordJobPlacement(JobIndex j, TaskIndex t, const PlacementFailure& failure);
   const PlacementSummary* job_placement(JobIndex j) const;
@@ -213,6 +226,7 @@ class Session {
   SessionStats stats_;
   WorkerPool* const pool_;
   const EvictionHistory* history_ = nullptr;
+  const StartEstimates* estimates_ = nullptr;
   std::unique_ptr<Placement> placement_;  // made once the working state is
   bool opening_ = false;
   bool finished_ = false;

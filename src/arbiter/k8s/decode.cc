@@ -483,6 +483,9 @@ Status ReadPodSpec(value& v, PodSpec& out) {
       return At("terminationGracePeriodSeconds",
                 ReadOptionalInt(f, out.termination_grace_period_seconds));
     }
+    if (key == "activeDeadlineSeconds") {
+      return At("activeDeadlineSeconds", ReadOptionalInt(f, out.active_deadline_seconds));
+    }
     return Status::Ok();
   });
 }
@@ -725,8 +728,38 @@ Status ReadPendingExplanation(value& v, PendingExplanation& out) {
                 }));
     }
     if (key == "shortfall") return At("shortfall", ReadResourceList(f, out.shortfall));
+    if (key == "nodeClasses") {
+      return At("nodeClasses", ReadArray(f, [&](value& item) {
+                  NodeClassRoom& c = out.node_classes.emplace_back();
+                  return ReadFields(item, [&](raw_json_string k, value& g) {
+                    if (k == "instanceType")
+                      return At("instanceType", ReadString(g, c.instance_type));
+                    if (k == "nodes") return At("nodes", ReadInt32(g, c.nodes));
+                    if (k == "allocatable") {
+                      return At("allocatable", ReadResourceList(g, c.allocatable));
+                    }
+                    if (k == "mostFree") return At("mostFree", ReadResourceList(g, c.most_free));
+                    return Status::Ok();
+                  });
+                }));
+    }
     if (key == "position") return At("position", ReadInt32(f, out.position));
     if (key == "ahead") return At("ahead", ReadStringArray(f, out.ahead));
+    if (key == "estimate") {
+      StartEstimate& e = out.estimate.emplace();
+      return At("estimate", ReadFields(f, [&](raw_json_string k, value& g) {
+                  if (k == "start") return At("start", ReadTime(g, e.start));
+                  if (k == "asOf") {
+                    std::optional<Clock::WallTime> as_of;
+                    ARBITER_RETURN_IF_ERROR(At("asOf", ReadTime(g, as_of)));
+                    e.as_of = as_of.value_or(Clock::WallTime{});
+                    return Status::Ok();
+                  }
+                  if (k == "confidence") return At("confidence", ReadString(g, e.confidence));
+                  if (k == "assumptions") return At("assumptions", ReadString(g, e.assumptions));
+                  return Status::Ok();
+                }));
+    }
     return Status::Ok();
   });
 }

@@ -45,6 +45,7 @@ constexpr std::string_view kPod = R"json({
       {"name": "sidecar", "image": "logger", "resources": {"requests": {"cpu": 0.25, "memory": "128Mi"}}}
     ],
     "restartPolicy": "Never",
+    "activeDeadlineSeconds": 3600,
     "schedulerName": "arbiter",
     "nodeName": "node-7",
     "priority": 1000,
@@ -111,6 +112,7 @@ TEST(DecodePodTest, ReadsSchedulingFields) {
   EXPECT_EQ(s.node_name, "node-7");
   EXPECT_EQ(s.priority, 1000);
   EXPECT_EQ(s.priority_class_name, "high");
+  EXPECT_EQ(s.active_deadline_seconds, 3600);
   EXPECT_EQ(s.node_selector, (Labels{{"kubernetes.io/os", "linux"}}));
   ASSERT_EQ(s.tolerations.size(), 3U);
   EXPECT_EQ(s.tolerations[0].op, TolerationOperator::kExists);

@@ -101,6 +101,9 @@ struct PodSpec {
   std::string preemption_policy;
   // How long the pod has to stop once deleted (or evicted); the API server defaults it to 30.
   std::optional<std::int64_t> termination_grace_period_seconds;
+  // The kubelet stops the pod this long after it started: an upper bound of its run time, which
+  // start-time estimates use (sim/run_time.h).
+  std::optional<std::int64_t> active_deadline_seconds;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
 

@@ -55,6 +55,34 @@ struct NodeExclusion {
   friend bool operator==(const NodeExclusion&, const NodeExclusion&) = default;
 };
 
+// status.explanation.estimate: when the group will start, by a forecast that runs the scheduling
+// code forward from the cluster as it is (sim/forecast.h), refreshed every forecast interval.
+struct StartEstimate {
+  std::optional<Clock::WallTime> start;  // none: not within the forecast's horizon
+  Clock::WallTime as_of{};               // when the forecast ran
+  std::string confidence;                // High, Medium or Low
+  // What it rests on, in words: the job ends before it by where their run times came from, its
+  // own run time, and that jobs submitted later are not foreseen.
+  std::string assumptions;
+  static constexpr std::size_t kMaxAssumptions = 512;
+  friend bool operator==(const StartEstimate&, const StartEstimate&) = default;
+};
+
+// Start estimates by job key (namespace/name).
+using StartEstimates = std::map<std::string, StartEstimate, std::less<>>;
+
+// Nodes of one class (the same instance type and allocatable, of what the pod asks for), and the
+// most one of them has free: where a pod that found no node could go if room were freed.
+struct NodeClassRoom {
+  std::string instance_type;  // label node.kubernetes.io/instance-type; empty: none
+  ResourceList allocatable;
+  std::int32_t nodes = 0;
+  ResourceList most_free;
+  friend bool operator==(const NodeClassRoom&, const NodeClassRoom&) = default;
+};
+
+inline constexpr std::string_view kInstanceTypeLabel = "node.kubernetes.io/instance-type";
+
 // status.explanation: why the group waits, as the scheduler's last session found it (what
 // `arbiterctl explain` prints, with one GET). Set with the Unschedulable condition, cleared once
 // nothing holds the group; bounded in size. Only what changes with the group's situation is in it
@@ -81,15 +109,19 @@ struct PendingExplanation {
   std::int32_t nodes = 0;
   std::vector<NodeExclusion> excluded;
   ResourceList shortfall;
+  // Placement: the nodes the pod was tried on, by class, most nodes first (kMaxNodeClasses).
+  std::vector<NodeClassRoom> node_classes;
   // Its place among its queue's waiting jobs in the order the scheduler tries them (1: next),
   // exact up to kMaxPosition, kMaxPosition + 1 beyond; and the first jobs ahead of it.
   std::int32_t position = 0;
   std::vector<std::string> ahead;
+  std::optional<StartEstimate> estimate;
   // Whether the queue is the gate, so that its numbers are part of the explanation.
   bool QueueIsTheGate() const {
     return gate == "Capability" || gate == "DeservedShare" || gate == "Admission";
   }
   static constexpr std::size_t kMaxExclusions = 8;
+  static constexpr std::size_t kMaxNodeClasses = 5;
   static constexpr std::int32_t kMaxPosition = 10;
   static constexpr std::size_t kMaxAhead = 3;
   friend bool operator==(const PendingExplanation&, const PendingExplanation&) = default;

@@ -24,6 +24,7 @@ std::string PodGroupCreateJson(const PodGroup& group) {
     metadata["labels"] = nlohmann::json::object();
     for (const auto& [k, v] : group.meta.labels) metadata["labels"][k] = v;
   }
+  for (const auto& [k, v] : group.meta.annotations) metadata["annotations"][k] = v;
   for (const OwnerReference& ref : group.meta.owner_references) {
     metadata["ownerReferences"].push_back({{"apiVersion", ref.api_version},
                                            {"kind", ref.kind},

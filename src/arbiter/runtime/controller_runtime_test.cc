@@ -11,6 +11,7 @@ TEST(PodGroupCreateJson, CarriesSpecLabelsAndOwner) {
   group.meta.namespace_name = "ml";
   group.meta.name = "mpi";
   group.meta.labels["arbiter.dev/created-by"] = "arbiter-controller";
+  group.meta.annotations["arbiter.dev/run-for"] = "20m";
   group.meta.owner_references.push_back({"batch/v1", "Job", "mpi", "uid-1", false});
   group.spec.min_member = 3;
   group.spec.queue = "team-a";
@@ -21,6 +22,7 @@ TEST(PodGroupCreateJson, CarriesSpecLabelsAndOwner) {
   EXPECT_EQ(j["metadata"]["namespace"], "ml");
   EXPECT_EQ(j["metadata"]["name"], "mpi");
   EXPECT_EQ(j["metadata"]["labels"]["arbiter.dev/created-by"], "arbiter-controller");
+  EXPECT_EQ(j["metadata"]["annotations"]["arbiter.dev/run-for"], "20m");
   EXPECT_EQ(j["metadata"]["ownerReferences"][0]["kind"], "Job");
   EXPECT_EQ(j["metadata"]["ownerReferences"][0]["uid"], "uid-1");
   EXPECT_EQ(j["metadata"]["ownerReferences"][0]["controller"], false);
@@ -35,6 +37,7 @@ TEST(PodGroupCreateJson, LeavesOutWhatIsEmpty) {
   group.meta.name = "g";
   const nlohmann::json j = nlohmann::json::parse(PodGroupCreateJson(group));
   EXPECT_FALSE(j["metadata"].contains("labels"));
+  EXPECT_FALSE(j["metadata"].contains("annotations"));
   EXPECT_FALSE(j["metadata"].contains("ownerReferences"));
   EXPECT_FALSE(j["spec"].contains("priorityClassName"));
   EXPECT_EQ(j["spec"]["minMember"], 1);

@@ -115,7 +115,8 @@ SchedulerRuntime::SchedulerRuntime(k8s::HttpTransport& transport,
       elector_(options_.leader_election
                    ? std::make_unique<k8s::LeaderElector>(api_, *options_.leader_election, clock_)
                    : nullptr),
-      informers_(transport, cache_, MakeInformerOptions(options_, [this] { Kick(); })) {
+      informers_(transport, cache_, MakeInformerOptions(options_, [this] { Kick(); })),
+      forecaster_(clock_, options_.forecaster) {
   AddCollectors();
 }
 
@@ -147,6 +148,16 @@ void SchedulerRuntime::AddCollectors() {
                         metrics::kCounter),
               {}, static_cast<double>(informers_.errors()));
     metrics::AddLeaderFamily(out, leading(), "runs sessions");
+    const Forecaster::Counts f = forecaster_.counts();
+    prometheus::MetricFamily& forecasts =
+        AddFamily(out, "arbiter_forecasts_total",
+                  "Start-time forecasts (status.explanation.estimate), by result: done, failed",
+                  metrics::kCounter);
+    AddSample(forecasts, {{"result", "done"}}, static_cast<double>(f.forecasts));
+    AddSample(forecasts, {{"result", "failed"}}, static_cast<double>(f.failures));
+    AddSample(AddFamily(out, "arbiter_forecast_last_duration_seconds",
+                        "Wall time of the last start-time forecast", metrics::kGauge),
+              {}, f.last_seconds);
   });
 }
 
@@ -188,6 +199,7 @@ Status SchedulerRuntime::Start() {
                      << " node_selector_labels=" << options_.cache.node_selector.size()
                      << " leader_elect=" << (elector_ != nullptr);
   informers_.Start();
+  forecaster_.Start();
   if (elector_ != nullptr) {
     elector_thread_ = std::thread([this] {
       elector_->Run(
@@ -225,6 +237,7 @@ Status SchedulerRuntime::Wait() {
     if (loop_thread_.joinable()) loop_thread_.join();
     // The loop has ended: no more sessions, so no new work for the writers. Finish what is
     // queued, then let go of the lease and the watches.
+    forecaster_.Stop();
     binder_.Stop();
     status_writer_.Stop();
     events_.Flush();
@@ -339,7 +352,9 @@ void SchedulerRuntime::RunSession() {
   std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now);
   const Clock::MonotonicTime snapshotted = clock_.MonotonicNow();
   scheduler_->ForgetEvictions(applier_.TakeUnmadeEvictions());
+  scheduler_->SetStartEstimates(forecaster_.Latest());
   SessionResult result = scheduler_->RunSession(*snapshot, now);
+  forecaster_.Offer(snapshot);
   const Clock::MonotonicTime decided = clock_.MonotonicNow();
 
   applier_.Apply(result, *snapshot, *effects_, clock_.MonotonicNow());

@@ -54,6 +54,7 @@
 #include "arbiter/metrics/metrics.h"
 #include "arbiter/metrics/scheduler_metrics.h"
 #include "arbiter/runtime/binder.h"
+#include "arbiter/runtime/forecaster.h"
 #include "arbiter/runtime/informers.h"
 #include "arbiter/runtime/recent_writes.h"
 #include "arbiter/runtime/status_writer.h"
@@ -76,6 +77,8 @@ struct RuntimeOptions {
   // Where the metrics go (main gives the same to the transport's API metrics); null: the
   // runtime's own.
   std::shared_ptr<metrics::Metrics> metrics;
+  // Start-time estimates (runtime/forecaster.h); interval zero: none.
+  ForecasterOptions forecaster;
 };
 
 class SchedulerRuntime {
@@ -164,6 +167,7 @@ class SchedulerRuntime {
   std::unique_ptr<ApiEffects> effects_;
   std::unique_ptr<k8s::LeaderElector> elector_;
   Informers informers_;
+  Forecaster forecaster_;
 
   std::mutex wait_mu_;  // one Wait() tears down
   bool torn_down_ = false;

@@ -61,8 +61,27 @@ nlohmann::json ExplanationJson(const PendingExplanation& e) {
     out["excluded"] = std::move(excluded);
   }
   put("shortfall", e.shortfall);
+  if (!e.node_classes.empty()) {
+    nlohmann::json classes = nlohmann::json::array();
+    for (const NodeClassRoom& c : e.node_classes) {
+      nlohmann::json item = {{"nodes", c.nodes},
+                             {"allocatable", ResourcesJson(c.allocatable)},
+                             {"mostFree", ResourcesJson(c.most_free)}};
+      if (!c.instance_type.empty()) item["instanceType"] = c.instance_type;
+      classes.push_back(std::move(item));
+    }
+    out["nodeClasses"] = std::move(classes);
+  }
   if (e.position > 0) out["position"] = e.position;
   if (!e.ahead.empty()) out["ahead"] = e.ahead;
+  if (e.estimate) {
+    nlohmann::json estimate = {
+        {"asOf", FormatRfc3339(e.estimate->as_of)},
+        {"confidence", e.estimate->confidence},
+        {"assumptions", TruncateUtf8(e.estimate->assumptions, StartEstimate::kMaxAssumptions)}};
+    if (e.estimate->start) estimate["start"] = FormatRfc3339(*e.estimate->start);
+    out["estimate"] = std::move(estimate);
+  }
   return out;
 }
 

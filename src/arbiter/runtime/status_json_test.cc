@@ -64,8 +64,18 @@ TEST(PodGroupStatusJsonTest, TheExplanationComesBackAsItWasWritten) {
   e.nodes = 3;
   e.excluded = {{"Insufficient cpu", 2}, {"node(s) had untolerated taint {gpu: true}", 1}};
   e.shortfall.Set("cpu", 500);
+  NodeClassRoom& room = e.node_classes.emplace_back();
+  room.instance_type = "m5.xlarge";
+  room.nodes = 3;
+  room.allocatable.Set("cpu", 4000);
+  room.most_free.Set("cpu", 0);
   e.position = 2;
   e.ahead = {"team/first"};
+  StartEstimate& estimate = e.estimate.emplace();
+  estimate.start = Clock::WallTime(std::chrono::seconds(1'750'000'600));
+  estimate.as_of = Clock::WallTime(std::chrono::seconds(1'750'000'000));
+  estimate.confidence = "High";
+  estimate.assumptions = "after 1 job end (1 by run-for)";
   const std::string json = PodGroupStatusJson(status);
   const nlohmann::json parsed = nlohmann::json::parse(json);
   EXPECT_EQ(parsed["explanation"]["needs"]["cpu"], "1500m");

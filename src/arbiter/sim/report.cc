@@ -277,14 +277,26 @@ std::string ReportJson(const SimulationReport& r, bool include_performance) {
                           {"series", std::move(series)}});
   }
   j["queues"] = std::move(queues);
+  // The estimates' column only when there are estimates, so that other reports keep their shape.
+  const bool eta = r.eta.estimated > 0;
   Json jobs = Json::array();
   for (const JobOutcome& o : r.job_outcomes) {
     jobs.push_back(Json::array(
         {o.name, o.queue, o.pods, o.min_member, o.arrival_ms, o.start_ms, o.finish_ms}));
+    if (eta) jobs.back().push_back(o.estimated_start_ms);
   }
-  j["jobOutcomes"] =
-      Json{{"columns", {"name", "queue", "pods", "minMember", "arrivalMs", "startMs", "finishMs"}},
-           {"rows", std::move(jobs)}};
+  Json columns = {"name", "queue", "pods", "minMember", "arrivalMs", "startMs", "finishMs"};
+  if (eta) columns.push_back("estimatedStartMs");
+  j["jobOutcomes"] = Json{{"columns", std::move(columns)}, {"rows", std::move(jobs)}};
+  if (eta) {
+    j["eta"] = Json{{"estimated", r.eta.estimated},
+                    {"compared", r.eta.compared},
+                    {"missed", r.eta.missed},
+                    {"minWaitMs", EtaAccuracy::kMinWaitMs},
+                    {"errorMs", SummaryJson(r.eta.error_ms)},
+                    {"relativeError", SummaryJson(r.eta.relative_error)},
+                    {"lateMs", SummaryJson(r.eta.late_ms)}};
+  }
   if (r.bind_faults.failure_rate > 0 || r.bind_faults.latency.count() > 0) {
     j["bindFaults"] = Json{{"failureRate", r.bind_faults.failure_rate},
                            {"latencyMs", r.bind_faults.latency.count()},

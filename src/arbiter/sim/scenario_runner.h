@@ -32,10 +32,12 @@
 // Thread safety: a SimulatedCluster is used from one thread at a time.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -116,6 +118,16 @@ class SimulatedCluster final : private Effects {
   // still holds assumed, an evicted pod in its grace period.
   bool Settling() const {
     return !binds_in_flight_.empty() || !deletions_.empty() || cache_.assumed_count() > 0;
+  }
+  // When the next bind in flight takes effect or the next evicted pod is deleted; none when
+  // neither is to come.
+  std::optional<Clock::WallTime> NextChange() const {
+    std::optional<Clock::WallTime> next;
+    if (!binds_in_flight_.empty()) next = binds_in_flight_.begin()->first;
+    if (!deletions_.empty()) {
+      next = next ? std::min(*next, deletions_.begin()->first) : deletions_.begin()->first;
+    }
+    return next;
   }
 
   // One session on a fresh snapshot one second after the last, its decisions then applied

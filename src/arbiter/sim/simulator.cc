@@ -16,6 +16,7 @@
 #include "arbiter/cache/snapshot.h"
 #include "arbiter/model/pod_group.h"
 #include "arbiter/resource/resource_name.h"
+#include "arbiter/sim/forecast.h"
 #include "arbiter/sim/invariants.h"
 #include "arbiter/sim/scenario.h"
 #include "arbiter/sim/scenario_runner.h"
@@ -59,6 +60,7 @@ struct JobState {
   std::int64_t finish_ms = -1;
   std::int64_t finish_at = -1;   // the finish event that counts (-1: not running); others stale
   std::int64_t preemptions = 0;  // sessions in which it lost pods
+  std::int64_t estimated_start_ms = -1;  // as JobOutcome's
 };
 
 // A step function sampled at event times, integrated and downsampled for the report.
@@ -539,7 +541,12 @@ class Simulation {
         break;
       }
       bool events = false;
+      std::vector<std::size_t> to_estimate;
       while (next_arrival < jobs_.size() && workload_.jobs[next_arrival].arrival_ms <= t) {
+        if (options_.eta_every > 0 &&
+            static_cast<std::int64_t>(next_arrival) % options_.eta_every == 0) {
+          to_estimate.push_back(next_arrival);
+        }
         Arrive(next_arrival++, t);
         events = true;
       }
@@ -550,6 +557,7 @@ class Simulation {
         FinishJob(index, t);
         events = true;
       }
+      if (!to_estimate.empty()) Estimate(to_estimate, t);
       const SessionRecord record = cluster_->RunSessionAt(At(t));
       if (options_.check_invariants) CheckInvariants(record, t);
       ApplySession(record, t);
@@ -585,6 +593,37 @@ class Simulation {
     end_t_ = std::max(t, last_t_);
   }
 
+  // A forecast from the cluster as it is at `t`, every job's run time known exactly: running
+  // jobs end when their finish is due, waiting ones run for their duration.
+  void Estimate(const std::vector<std::size_t>& indexes, std::int64_t t) {
+    const auto wall_start = std::chrono::steady_clock::now();
+    std::map<std::string, JobTiming> timing;
+    for (const JobState& job : jobs_) {
+      if (!job.arrived || job.finish_ms >= 0) continue;
+      JobTiming& timed = timing[job.spec->namespace_name + "/" + job.spec->name];
+      timed.run_time = {std::chrono::milliseconds(job.spec->duration_ms), RunTimeSource::kExact};
+      if (job.finish_at >= 0) timed.ends = At(job.finish_at);
+    }
+    std::shared_ptr<const Snapshot> snapshot = cluster_->cache().TakeSnapshot(At(t));
+    ForecastOptions forecast;
+    forecast.config = options_.config;
+    forecast.period = std::chrono::milliseconds(workload_.period_ms);
+    StatusOr<ForecastResult> result = Forecast(*snapshot, At(t), timing, forecast);
+    for (std::size_t index : indexes) {
+      JobState& job = jobs_[index];
+      ++report_.eta.estimated;
+      job.estimated_start_ms = -2;
+      if (!result.ok()) continue;
+      auto e = result->estimates.find(job.spec->namespace_name + "/" + job.spec->name);
+      if (e != result->estimates.end() && e->second.start) {
+        job.estimated_start_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(*e->second.start - At(0)).count();
+      }
+    }
+    report_.eta.forecast_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  }
+
   void ReportProgress(std::int64_t t, std::size_t arrived, double session_seconds) {
     if (!options_.progress) return;
     const auto now = std::chrono::steady_clock::now();
@@ -596,6 +635,25 @@ class Simulation {
     options_.progress(SimulationProgress{t, cluster_->sessions_run(),
                                          static_cast<std::int64_t>(arrived), report_.jobs_started,
                                          report_.jobs_finished, session_seconds * 1000});
+  }
+
+  void CompareEstimate(const JobState& job) {
+    if (job.estimated_start_ms == -1) return;
+    const bool estimated = job.estimated_start_ms >= 0;
+    if (estimated != (job.start_ms >= 0)) {
+      ++report_.eta.missed;
+      return;
+    }
+    if (!estimated) return;
+    ++report_.eta.compared;
+    const std::int64_t error = job.start_ms - job.estimated_start_ms;
+    eta_error_ms_.push_back(static_cast<double>(std::abs(error)));
+    if (error > 0) eta_late_ms_.push_back(static_cast<double>(error));
+    const std::int64_t wait = job.start_ms - job.spec->arrival_ms;
+    if (wait >= EtaAccuracy::kMinWaitMs) {
+      eta_relative_error_.push_back(static_cast<double>(std::abs(error)) /
+                                    static_cast<double>(wait));
+    }
   }
 
   void Finish(std::chrono::steady_clock::time_point wall_start) {
@@ -615,6 +673,8 @@ class Simulation {
       outcome.arrival_ms = spec.arrival_ms;
       outcome.start_ms = job.start_ms;
       outcome.finish_ms = job.finish_ms;
+      outcome.estimated_start_ms = job.estimated_start_ms;
+      CompareEstimate(job);
       if (job.start_ms >= 0) {
         waits.push_back(static_cast<double>(job.start_ms - spec.arrival_ms));
         if (spec.min_member > 1) gang_waits.push_back(waits.back());
@@ -629,6 +689,9 @@ class Simulation {
     }
     report_.makespan_ms =
         (report_.jobs_finished == report_.jobs ? last_finish : end_t_) - first_arrival_;
+    report_.eta.error_ms = Summarize(std::move(eta_error_ms_));
+    report_.eta.relative_error = Summarize(std::move(eta_relative_error_));
+    report_.eta.late_ms = Summarize(std::move(eta_late_ms_));
     report_.wait_ms = Summarize(std::move(waits));
     report_.gang_wait_ms = Summarize(std::move(gang_waits));
     report_.completion_ms = Summarize(std::move(completions));
@@ -706,6 +769,7 @@ class Simulation {
   std::int64_t used_cpu_ = 0, used_memory_ = 0, used_pods_ = 0;
   StepSeries utilisation_;
   std::vector<double> snapshot_ms_;
+  std::vector<double> eta_error_ms_, eta_relative_error_, eta_late_ms_;
   std::int64_t first_arrival_ = 0;
   std::int64_t last_t_ = 0;
   std::int64_t end_t_ = 0;

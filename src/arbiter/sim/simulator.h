@@ -54,6 +54,10 @@ struct SimulationOptions {
   // Check the invariants of sim/invariants.h after every session (each check is a few passes
   // over every pod: large runs that measure the scheduler may leave it out).
   bool check_invariants = true;
+  // Start-time estimates (sim/forecast.h): when every `eta_every`-th job arrives (0: never), a
+  // forecast from the cluster as it is then, with every job's run time known exactly, estimates
+  // its start; the report compares the estimates with the actual starts.
+  std::int64_t eta_every = 0;
 };
 
 struct JobOutcome {
@@ -64,6 +68,9 @@ struct JobOutcome {
   std::int64_t arrival_ms = 0;
   std::int64_t start_ms = -1;   // -1: never started
   std::int64_t finish_ms = -1;  // -1: not finished when the simulation ended
+  // The start estimated at its arrival (eta_every): -1 not estimated, -2 estimated not to start
+  // within the forecast.
+  std::int64_t estimated_start_ms = -1;
 };
 
 // The cluster at one instant: requests of placed pods over allocatable, each in [0, 1].
@@ -94,6 +101,21 @@ struct QueueOutcome {
 struct Summary {
   double p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0;
   std::int64_t count = 0;
+};
+
+// Start-time estimates against the actual starts, over the jobs estimated.
+struct EtaAccuracy {
+  // Jobs that wait at least this long count in `relative_error` (the error of a job that starts
+  // at once is its whole wait, however small).
+  static constexpr std::int64_t kMinWaitMs = 60'000;
+  std::int64_t estimated = 0;  // jobs estimated at arrival
+  std::int64_t compared = 0;   // of them, estimated to start and started
+  // Estimated not to start within the forecast but started, or the other way round.
+  std::int64_t missed = 0;
+  Summary error_ms;        // |estimated - actual start|, jobs compared
+  Summary relative_error;  // the same over the actual wait, jobs compared that waited kMinWaitMs
+  Summary late_ms;         // actual - estimated, jobs that started later than estimated
+  double forecast_seconds = 0;  // wall time spent forecasting (performance, not decided)
 };
 
 struct Performance {
@@ -165,6 +187,7 @@ struct SimulationReport {
   std::vector<QueueOutcome> queues;           // by name
   std::vector<JobOutcome> job_outcomes;       // in arrival order
   std::vector<std::string> never_started;     // first 20 names of jobs that never started
+  EtaAccuracy eta;                            // with eta_every only
 
   Performance performance;
 };

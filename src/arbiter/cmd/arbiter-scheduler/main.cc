@@ -19,6 +19,7 @@
 #include "arbiter/base/log.h"
 #include "arbiter/base/status.h"
 #include "arbiter/base/version.h"
+#include "arbiter/framework/config.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/kubeconfig.h"
 #include "arbiter/runtime/flag_values.h"
@@ -41,6 +42,8 @@ struct Flags {
   bool leader_elect = false;
   std::string leader_elect_namespace = "kube-system";
   std::string period = "1s";
+  std::string forecast_interval = "30s";
+  std::string forecast_horizon = "168h";
   double kube_api_qps = 50;
   int kube_api_burst = 100;
   int bind_workers = 16;
@@ -86,6 +89,14 @@ int main(int argc, char** argv) {
   app.add_option("--leader-elect-namespace", flags.leader_elect_namespace,
                  "namespace of the leader election Lease")
       ->capture_default_str();
+  app.add_option("--forecast-interval", flags.forecast_interval,
+                 "time between start-time forecasts of waiting PodGroups (their "
+                 "status.explanation.estimate); 0 turns them off")
+      ->capture_default_str();
+  app.add_option("--forecast-horizon", flags.forecast_horizon,
+                 "how far ahead a forecast looks; a job that does not start by then has no "
+                 "estimated start")
+      ->capture_default_str();
   app.add_option("--period", flags.period, "time between sessions, e.g. 1s or 500ms")
       ->capture_default_str();
   app.add_option("--kube-api-qps", flags.kube_api_qps, "API requests per second (client-side)")
@@ -130,6 +141,17 @@ int main(int argc, char** argv) {
       arbiter::runtime::ParseDuration(flags.period);
   if (!period.ok()) return Usage("--period: " + period.status().message());
   if (period->count() <= 0) return Usage("--period: must be positive");
+  arbiter::StatusOr<std::chrono::nanoseconds> forecast_interval =
+      arbiter::runtime::ParseDuration(flags.forecast_interval);
+  if (!forecast_interval.ok()) {
+    return Usage("--forecast-interval: " + forecast_interval.status().message());
+  }
+  arbiter::StatusOr<std::chrono::nanoseconds> forecast_horizon =
+      arbiter::runtime::ParseDuration(flags.forecast_horizon);
+  if (!forecast_horizon.ok()) {
+    return Usage("--forecast-horizon: " + forecast_horizon.status().message());
+  }
+  if (forecast_horizon->count() <= 0) return Usage("--forecast-horizon: must be positive");
   arbiter::StatusOr<arbiter::Labels> node_selector =
       arbiter::runtime::ParseNodeSelector(flags.node_selector);
   if (!node_selector.ok()) return Usage("--node-selector: " + node_selector.status().message());
@@ -149,6 +171,12 @@ int main(int argc, char** argv) {
   arbiter::StatusOr<std::unique_ptr<arbiter::Scheduler>> scheduler =
       arbiter::runtime::BuildScheduler(flags.config);
   if (!scheduler.ok()) return Usage("--config: " + scheduler.status().message());
+  // The forecast runs the same configuration (BuildScheduler has checked it).
+  arbiter::StatusOr<arbiter::SchedulerConfig> config =
+      flags.config.empty()
+          ? arbiter::StatusOr<arbiter::SchedulerConfig>(arbiter::DefaultSchedulerConfig())
+          : arbiter::LoadSchedulerConfigFile(flags.config);
+  if (!config.ok()) return Usage("--config: " + config.status().message());
   const arbiter::Clock& clock = arbiter::RealClock::Instance();
   const arbiter::runtime::DaemonMetrics metrics =
       arbiter::runtime::MakeDaemonMetrics("arbiter-scheduler");
@@ -171,6 +199,12 @@ int main(int argc, char** argv) {
   options.cache.namespaces = *namespaces;
   options.cache.node_selector = *node_selector;
   options.period = *period;
+  options.forecaster.interval = *forecast_interval;
+  options.forecaster.forecast.period =
+      std::chrono::duration_cast<std::chrono::milliseconds>(*period);
+  options.forecaster.forecast.horizon =
+      std::chrono::duration_cast<std::chrono::milliseconds>(*forecast_horizon);
+  options.forecaster.forecast.config = *std::move(config);
   options.endpoint = *endpoint;
   options.metrics = metrics.metrics;
   options.events.reporting_instance = arbiter::runtime::Hostname("arbiter-scheduler");

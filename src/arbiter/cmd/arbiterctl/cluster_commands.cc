@@ -1,9 +1,11 @@
 #include "cluster_commands.h"
 
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -17,12 +19,16 @@
 #include "arbiter/ctl/output.h"
 #include "arbiter/ctl/top.h"
 #include "arbiter/ctl/views.h"
+#include "arbiter/ctl/whatif.h"
+#include "arbiter/framework/config.h"
 #include "arbiter/k8s/api_client.h"
 #include "arbiter/k8s/decode.h"
 #include "arbiter/model/batch_job.h"
 #include "arbiter/resource/resource_name.h"
 #include "arbiter/runtime/flag_values.h"
+#include "arbiter/runtime/informers.h"
 #include "arbiter/runtime/setup.h"
+#include "arbiter/sim/forecast.h"
 
 namespace arbiterctl {
 
@@ -305,6 +311,84 @@ int RunExplain(const ClusterFlags& flags, const std::string& target) {
     out["unschedulable"] = {{"reason", u->reason}, {"message", u->message}};
   }
   out["explanation"] = std::move(explanation);
+  Print(flags, out);
+  return 0;
+}
+
+int RunWhatIf(const ClusterFlags& flags, const WhatIfFlags& whatif) {
+  if (std::optional<int> bad = CheckOutput(flags)) return *bad;
+  if (flags.all_namespaces) return Fail(kExitUsage, "whatif: -A does not apply; give -n");
+  StatusOr<std::chrono::nanoseconds> horizon = arbiter::runtime::ParseDuration(whatif.horizon);
+  if (!horizon.ok()) return Fail(kExitUsage, "--horizon: " + horizon.status().message());
+  if (horizon->count() <= 0) return Fail(kExitUsage, "--horizon: must be positive");
+  arbiter::sim::ForecastOptions options;
+  options.horizon = std::chrono::duration_cast<std::chrono::milliseconds>(*horizon);
+  if (!whatif.config.empty()) {
+    StatusOr<arbiter::SchedulerConfig> config = arbiter::LoadSchedulerConfigFile(whatif.config);
+    if (!config.ok()) return Fail(kExitUsage, "--config: " + config.status().message());
+    options.config = *std::move(config);
+  }
+  std::string text;
+  {
+    std::ifstream file_in;
+    std::istream* in = &std::cin;
+    if (whatif.file != "-") {
+      file_in.open(whatif.file);
+      if (!file_in) return Fail(kExitUsage, whatif.file + ": cannot be read");
+      in = &file_in;
+    }
+    std::ostringstream buffer;
+    buffer << in->rdbuf();
+    text = buffer.str();
+  }
+  StatusOr<std::vector<nlohmann::json>> documents =
+      arbiter::ctl::ParseManifests(text, whatif.file == "-" ? "stdin" : whatif.file);
+  if (!documents.ok()) return Fail(kExitUsage, documents.status().message());
+
+  StatusOr<Connection> c = Connect(flags);
+  if (!c.ok()) return Fail(kExitUsage, c.status().message());
+  const arbiter::Clock& clock = arbiter::RealClock::Instance();
+  StatusOr<arbiter::ctl::WhatIfJob> job = arbiter::ctl::WhatIfJobFrom(
+      *documents, NamespaceOf(flags, *c), whatif.scheduler_name, clock.Now());
+  if (!job.ok()) return Fail(kExitUsage, job.status().message());
+
+  // The cluster as the scheduler's watches read it: their first LIST of every kind.
+  arbiter::CacheOptions cache_options;
+  cache_options.scheduler_name = whatif.scheduler_name;
+  arbiter::ClusterCache cache(cache_options);
+  {
+    arbiter::runtime::InformerOptions informer_options;
+    informer_options.scheduler_name = whatif.scheduler_name;
+    arbiter::runtime::Informers informers(*c->transport, cache, informer_options);
+    informers.Start();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!informers.HasSynced()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        return Fail(kExitFailure, "the cluster could not be read within 60 s: waiting for " +
+                                      informers.NotSynced());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  const arbiter::Clock::WallTime now = clock.Now();
+  std::shared_ptr<const arbiter::Snapshot> snapshot = cache.TakeSnapshot(now);
+  StatusOr<arbiter::sim::ForecastResult> forecast = arbiter::sim::Forecast(
+      *snapshot, now, arbiter::sim::TimingFromHints(*snapshot, nullptr, now), options, {job->job});
+  if (!forecast.ok()) return Fail(kExitUsage, forecast.status().message());
+  if (!Structured(flags)) {
+    std::cout << arbiter::ctl::FormatWhatIf(*job, *forecast);
+    return 0;
+  }
+  Json out = {{"kind", job->kind}, {"job", job->key}};
+  if (auto e = forecast->estimates.find(job->key); e != forecast->estimates.end()) {
+    out["start"] = e->second.start ? Json(arbiter::FormatRfc3339(*e->second.start)) : Json(nullptr);
+    out["confidence"] = arbiter::sim::ConfidenceName(e->second.confidence);
+    out["assumptions"] = arbiter::sim::DescribeAssumptions(e->second, *forecast);
+  }
+  out["forecast"] = {{"now", arbiter::FormatRfc3339(forecast->now)},
+                     {"until", arbiter::FormatRfc3339(forecast->until)},
+                     {"sessions", forecast->sessions},
+                     {"endReason", forecast->end_reason}};
   Print(flags, out);
   return 0;
 }

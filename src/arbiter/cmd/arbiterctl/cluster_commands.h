@@ -24,6 +24,17 @@ int RunQueues(const ClusterFlags& flags);
 // `target`: NAME (a PodGroup, else a BatchJob), podgroup/NAME, batchjob/NAME or pod/NAME.
 int RunExplain(const ClusterFlags& flags, const std::string& target);
 
+struct WhatIfFlags {
+  std::string file;  // "-": stdin
+  std::string scheduler_name = "arbiter";
+  std::string config;  // empty: the built-in configuration
+  std::string horizon = "168h";
+};
+
+// Reads the cluster as the scheduler does (its watches' first LIST), adds the job in the file as
+// if submitted now, and forecasts its start (sim/forecast.h). Writes nothing.
+int RunWhatIf(const ClusterFlags& flags, const WhatIfFlags& whatif);
+
 struct TopFlags {
   // Where /metrics is: a URL (http://host:port/metrics); empty: through the API server's proxy to
   // `service` (NAME:PORT) in `service_namespace`, as the Helm chart names it.

@@ -3,6 +3,8 @@
 //   jobs      the PodGroups and BatchJobs, with why they wait
 //   queues    the tree of queues and their shares
 //   explain   why a job waits, as the scheduler published it
+//   whatif    when a job would start if it were submitted now (a forecast; nothing is written)
+//   top       a live view of the scheduler's metrics
 //   simulate  run the scheduling code on a simulated cluster with a virtual clock (sim/)
 //   generate  write a cluster file and a workload file of a standard shape
 //
@@ -55,6 +57,7 @@ struct SimulateFlags {
   std::string html;
   bool no_performance = false;
   bool no_invariants = false;
+  std::int64_t eta_every = 0;
 };
 
 std::string Ms(double ms) { return fmt::format("{:.1f} s", ms / 1000); }
@@ -69,6 +72,7 @@ int RunSimulate(const SimulateFlags& flags) {
   arbiter::sim::SimulationOptions options;
   options.seed = flags.seed;
   options.check_invariants = !flags.no_invariants;
+  options.eta_every = flags.eta_every;
   options.bind_faults.failure_rate = flags.bind_failure_rate;
   options.bind_faults.latency = std::chrono::milliseconds(flags.bind_latency_ms);
   options.bind_faults.seed = flags.seed;
@@ -123,6 +127,16 @@ int RunSimulate(const SimulateFlags& flags) {
     std::cout << fmt::format("bind faults: {} failed binds (rate {}), latency {} ms\n",
                              r.bind_failures, r.bind_faults.failure_rate,
                              r.bind_faults.latency.count());
+  }
+  if (r.eta.estimated > 0) {
+    const arbiter::sim::EtaAccuracy& e = r.eta;
+    std::cout << fmt::format(
+        "start estimates: {} jobs, {} compared, {} missed; error p50 {} p90 {}; relative to the "
+        "wait (jobs waiting >= {}) p50 {:.1f} % p90 {:.1f} % ({} jobs); forecasting took {:.1f} "
+        "s\n",
+        e.estimated, e.compared, e.missed, Ms(e.error_ms.p50), Ms(e.error_ms.p90),
+        Ms(static_cast<double>(arbiter::sim::EtaAccuracy::kMinWaitMs)), 100 * e.relative_error.p50,
+        100 * e.relative_error.p90, e.relative_error.count, e.forecast_seconds);
   }
   if (r.invariants_checked) {
     std::cout << fmt::format("invariant violations: {}\n", r.invariant_violations);
@@ -200,6 +214,25 @@ int main(int argc, char** argv) {
                    "or pod/NAME")
       ->required();
   cluster_flags(explain, false);
+  arbiterctl::WhatIfFlags whatif_flags;
+  CLI::App* whatif = app.add_subcommand(
+      "whatif",
+      "Estimate when a job would start if it were submitted now: the cluster is read as the "
+      "scheduler reads it and the scheduling code is run forward with the job added. Nothing is "
+      "written.");
+  whatif
+      ->add_option("file", whatif_flags.file,
+                   "YAML or JSON: a PodGroup and its Pods, one Pod, or a BatchJob ('-': stdin)")
+      ->required();
+  whatif
+      ->add_option("--scheduler-name", whatif_flags.scheduler_name,
+                   "the scheduler whose pods and decisions to forecast")
+      ->capture_default_str();
+  whatif->add_option("--config", whatif_flags.config,
+                     "the scheduler's configuration file (default: the built-in one)");
+  whatif->add_option("--horizon", whatif_flags.horizon, "how far ahead to look")
+      ->capture_default_str();
+  cluster_flags(whatif, false);
   arbiterctl::TopFlags top_flags;
   CLI::App* top = app.add_subcommand(
       "top",
@@ -247,6 +280,11 @@ int main(int argc, char** argv) {
   simulate->add_flag("--no-performance", sim.no_performance,
                      "leave the measured figures (times, memory) out of the JSON report, so that "
                      "two runs can be compared byte for byte");
+  simulate
+      ->add_option("--eta-every", sim.eta_every,
+                   "estimate the start of every Nth job at its arrival by a forecast with "
+                   "exact run times, and report the estimates' error (0: none)")
+      ->check(CLI::NonNegativeNumber);
   simulate->add_flag("--no-invariants", sim.no_invariants,
                      "do not check the scheduler's invariants after every session (each check "
                      "passes over every pod; the report then says they were not checked)");
@@ -275,6 +313,7 @@ int main(int argc, char** argv) {
   if (queues->parsed()) return arbiterctl::RunQueues(cluster);
   if (explain->parsed()) return arbiterctl::RunExplain(cluster, explain_target);
   if (top->parsed()) return arbiterctl::RunTop(cluster, top_flags);
+  if (whatif->parsed()) return arbiterctl::RunWhatIf(cluster, whatif_flags);
   if (simulate->parsed()) return RunSimulate(sim);
   return RunGenerate(gen);
 }
