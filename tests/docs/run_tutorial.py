@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Runs a tutorial page (docs/*.md) as a test: its commands on a local cluster, its shown output
+compared with what they print.
+
+    tests/docs/run_tutorial.py docs/getting-started.md
+
+The page is read top to bottom. Every ```sh block is run, in order, by bash in the repository's
+root with the environment the earlier blocks exported (so `eval "$(hack/cluster/up.sh ...)"` and
+`export PATH=...` carry over). A bare ``` block right after an ```sh block is that block's output
+and is compared with what it printed:
+
+  * the block's trailing read-only commands (`kubectl [-n NS] get|describe ...`, possibly piped
+    into sed or grep) are its answer: the rest of the block runs once, then those are run again
+    until their output matches or 60 s pass (the cluster catches up: a poll with a deadline, no
+    sleep); a block with no such tail is compared on everything it printed (stdout and stderr);
+  * before comparing, both sides are normalised: runs of spaces collapse (column widths follow
+    the content), ages (`5s`, `2m30s`), RFC 3339 times, IP addresses and kwok node numbers are
+    replaced by placeholders; a line `...` in the shown output stands for any number of lines.
+
+HTML comments steer it, invisible on the rendered page:
+  <!-- doctest: skip -->        the next ```sh block is not run (an alternative, or a clean-up
+                                the runner does itself);
+  <!-- doctest: file NAME -->   the next block (a manifest the page asks to save) is written to
+                                NAME, where the later commands find it;
+  <!-- doctest: unordered -->   the next output's lines may come in any order (events with the
+                                same timestamp).
+The runner substitutes what must differ between runs and is not the reader's business: the cluster
+name (`--name tutorial` becomes `--name tutorial-<pid>`, so runs never collide), and `hack/build.sh`
+(the test runs after the build). At the end it stops any process the page started in the
+background and takes the cluster down. Exit code 0 when every output matched, 1 otherwise, with
+the block's line, the command, and both outputs.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+POLL_SECONDS = 60
+READ_ONLY = re.compile(r"^kubectl( -n \S+| --namespace \S+)* (get|describe) [^;&]*$")
+
+
+def blocks(text):
+    """Yields (line, lang, body, markers) for each fenced block, markers from the comments
+    between the previous block and this one."""
+    lines = text.split("\n")
+    markers = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"^<!-- doctest: (\w+)(?: (\S+))? -->$", line.strip())
+        if m:
+            markers[m.group(1)] = m.group(2)
+        if line.startswith("```"):
+            lang = line[3:].strip()
+            start = i + 1
+            j = start
+            while j < len(lines) and not lines[j].startswith("```"):
+                j += 1
+            yield start, lang, "\n".join(lines[start:j]), markers
+            markers = {}
+            i = j + 1
+            continue
+        i += 1
+
+
+def normalise(text):
+    out = []
+    for line in text.strip("\n").split("\n"):
+        line = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "<time>", line)
+        line = re.sub(r"\b\d{1,3}(\.\d{1,3}){3}\b", "<ip>", line)
+        line = re.sub(r"\bkwok-node-\d+\b", "kwok-node-<n>", line)
+        # kubectl's ages: 5s, 2m30s, 3h, 4d5h (whole tokens only).
+        line = re.sub(r"(?<![\w.])(?=\d)(\d+d)?(\d+h)?(\d+m)?(\d+s)?(?![\w.])",
+                      lambda m: "<age>" if m.group(0) else "", line)
+        line = re.sub(r"\s+", " ", line).strip()
+        out.append(line)
+    return out
+
+
+def matches(expected, actual, unordered):
+    if unordered:
+        wanted = [l for l in expected if l != "..."]
+        if "..." not in expected:
+            return sorted(wanted) == sorted(actual)
+        rest = list(actual)
+        for l in wanted:
+            if l not in rest:
+                return False
+            rest.remove(l)
+        return True
+    # Line by line; `...` matches any number of lines.
+    memo = {}
+
+    def at(i, j):
+        if (i, j) not in memo:
+            if i == len(expected):
+                memo[(i, j)] = j == len(actual)
+            elif expected[i] == "...":
+                memo[(i, j)] = any(at(i + 1, k) for k in range(j, len(actual) + 1))
+            else:
+                memo[(i, j)] = j < len(actual) and expected[i] == actual[j] and at(i + 1, j + 1)
+        return memo[(i, j)]
+
+    return at(0, 0)
+
+
+def split_tail(body):
+    """The block's commands before its trailing read-only ones, and those."""
+    lines = body.split("\n")
+    k = len(lines)
+    while k > 0:
+        line = re.sub(r"\s+#.*$", "", lines[k - 1]).strip()
+        if not line:
+            k -= 1
+            continue
+        if READ_ONLY.match(line.split("|")[0].strip()):
+            k -= 1
+            continue
+        break
+    return "\n".join(lines[:k]), "\n".join(lines[k:])
+
+
+class Shell:
+    """Blocks run in a directory of their own (the files a page writes land there), which links to
+    the repository's directories the commands name."""
+
+    LINKED = ("hack", "deploy", "build", "examples", "_output", "docs")
+
+    def __init__(self, suffix):
+        self.env = dict(os.environ)
+        self.suffix = suffix
+        self.dir = tempfile.mkdtemp(prefix="doctest.")
+        for name in self.LINKED:
+            os.symlink(os.path.join(ROOT, name), os.path.join(self.dir, name))
+        self.envfile = os.path.join(self.dir, ".env")
+
+    def substitute(self, body):
+        body = re.sub(r"--name tutorial\b", "--name tutorial-" + self.suffix, body)
+        body = re.sub(r"^hack/build\.sh\b.*$", "true  # hack/build.sh: built already", body, flags=re.M)
+        return body
+
+    def run(self, body):
+        script = ("set -o pipefail\n" + self.substitute(body) +
+                  "\n__rc=$?\nexport -p > " + self.envfile + "\nexit $__rc\n")
+        p = subprocess.run(["bash", "-c", script], cwd=self.dir, env=self.env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if os.path.exists(self.envfile):
+            env = subprocess.run(["bash", "-c", "set -a; source " + self.envfile + "; env -0"],
+                                 cwd=self.dir, env=self.env, stdout=subprocess.PIPE, text=True)
+            self.env = dict(item.split("=", 1) for item in env.stdout.split("\0") if "=" in item)
+        return p.returncode, p.stdout
+
+
+def main():
+    page = sys.argv[1]
+    text = open(os.path.join(ROOT, page)).read()
+    shell = Shell(str(os.getpid()))
+    failures = 0
+    checked = 0
+    items = list(blocks(text))
+    try:
+        for n, (line, lang, body, markers) in enumerate(items):
+            if markers.get("file"):
+                with open(os.path.join(shell.dir, markers["file"]), "w") as f:
+                    f.write(body + "\n")
+                continue
+            if lang != "sh" or "skip" in markers:
+                continue
+            shown = None
+            if n + 1 < len(items) and items[n + 1][1] == "" and items[n + 1][0] <= line + \
+                    body.count("\n") + 4:
+                shown = items[n + 1]
+            head, tail = split_tail(body)
+            print(f"--- {page}:{line}: {body.splitlines()[0] if body else ''}", flush=True)
+            if shown is None:
+                rc, out = shell.run(body)
+                if rc != 0:
+                    print(out)
+                    print(f"FAIL: {page}:{line}: the block exited {rc}")
+                    return 1
+                continue
+            checked += 1
+            expected = normalise(shown[2])
+            unordered = "unordered" in shown[3] or "unordered" in markers
+            if tail:
+                rc, head_out = shell.run(head) if head.strip() else (0, "")
+                if rc != 0:
+                    print(head_out)
+                    print(f"FAIL: {page}:{line}: the block exited {rc}")
+                    return 1
+                deadline = time.monotonic() + POLL_SECONDS
+                while True:
+                    _, out = shell.run(tail)
+                    if matches(expected, normalise(out), unordered):
+                        break
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(1)
+            else:
+                _, out = shell.run(body)
+            actual = normalise(out)
+            if matches(expected, actual, unordered):
+                print(f"PASS: {page}:{line}: the output matches the page ({len(expected)} lines)")
+            else:
+                failures += 1
+                print(f"FAIL: {page}:{line}: the output differs from the page's ({page}:"
+                      f"{shown[0]})\n  page:\n    " + "\n    ".join(expected) +
+                      "\n  printed:\n    " + "\n    ".join(actual))
+    finally:
+        # What the page started in the background names this run's cluster (its kubeconfig).
+        ours = subprocess.run(["pgrep", "-f", "_output/cluster/tutorial-" + shell.suffix + "/"],
+                              stdout=subprocess.PIPE, text=True).stdout.split()
+        for pid in ours:
+            try:
+                os.kill(int(pid), signal.SIGTERM)
+            except (ProcessLookupError, ValueError):
+                pass
+        subprocess.run(["hack/cluster/down.sh", "--name", "tutorial-" + shell.suffix], cwd=ROOT,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(f"{'PASSED' if failures == 0 else 'FAILED'}: {page}: {checked} outputs compared, "
+          f"{failures} differ")
+    return 0 if failures == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
