@@ -30,7 +30,12 @@ namespace arbiter::runtime {
 struct ForecasterOptions {
   std::chrono::nanoseconds interval = std::chrono::seconds(30);  // zero: no forecasts
   std::chrono::nanoseconds observe_every = std::chrono::seconds(5);
-  sim::ForecastOptions forecast;
+  // forecast.budget: at most 10 s of one core per forecast, whatever the cluster's size.
+  sim::ForecastOptions forecast = {.config = DefaultSchedulerConfig(),
+                                   .period = std::chrono::seconds(1),
+                                   .horizon = std::chrono::hours(24 * 7),
+                                   .max_sessions = 2000,
+                                   .budget = std::chrono::seconds(10)};
 };
 
 class Forecaster {

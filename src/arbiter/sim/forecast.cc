@@ -1,6 +1,7 @@
 #include "arbiter/sim/forecast.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <memory>
 #include <set>
@@ -385,6 +386,7 @@ class ForecastRun {
 
   void Loop() {
     const Clock::WallTime horizon = now_ + options_.horizon;
+    const auto started = std::chrono::steady_clock::now();
     Clock::WallTime t = now_;
     int idle = 0;
     while (true) {
@@ -394,6 +396,11 @@ class ForecastRun {
       }
       if (result_.sessions >= options_.max_sessions) {
         result_.end_reason = "session limit";
+        break;
+      }
+      if (options_.budget.count() > 0 && result_.sessions > 0 &&
+          std::chrono::steady_clock::now() - started > options_.budget) {
+        result_.end_reason = "time budget";
         break;
       }
       const bool events = EndJobs(t);

@@ -15,7 +15,8 @@
 //   * evicted pods are created again by their job's controller once gone, as they would be.
 // Sessions run one `period` apart while anything changes; when nothing can change until the
 // next job ends, the clock jumps there. The forecast stops when every waiting job has started,
-// when nothing can change any more, at the horizon or after `max_sessions` sessions.
+// when nothing can change any more, at the horizon, after `max_sessions` sessions or when its
+// wall-time budget is spent.
 //
 // Each estimate says what it rests on: how many job ends before it were known exactly, hinted,
 // bounded by a deadline or learned, and a confidence derived from them.
@@ -53,6 +54,10 @@ struct ForecastOptions {
   std::chrono::milliseconds period = std::chrono::seconds(1);
   std::chrono::milliseconds horizon = std::chrono::hours(24 * 7);
   std::int64_t max_sessions = 2000;
+  // Wall time the forecast may take (zero: no limit). A scheduler sets one so that a huge cluster
+  // with many distinct job ends cannot keep a core busy; what is not reached by then has no start.
+  // With a limit the result depends on the machine's speed, so the simulator's reports set none.
+  std::chrono::nanoseconds budget{0};
 };
 
 // Jobs to add to the cluster as if submitted now (`arbiterctl whatif`): a PodGroup (optional: a
@@ -82,7 +87,8 @@ struct ForecastResult {
   Clock::WallTime now{};
   Clock::WallTime until{};  // how far the forecast's clock went
   std::int64_t sessions = 0;
-  // "every waiting job starts", "nothing changes any more", "horizon", "session limit".
+  // "every waiting job starts", "nothing changes any more", "horizon", "session limit",
+  // "time budget".
   std::string end_reason;
   // Jobs holding room now whose end the forecast could not place: they hold it throughout.
   std::int32_t running_without_end = 0;

@@ -159,6 +159,20 @@ TEST_F(ForecastTest, AnExtraJobIsEstimatedAsIfSubmittedNow) {
   EXPECT_EQ(*r.estimates.at("default/whatif").start, At(minutes(10)));
 }
 
+TEST_F(ForecastTest, ATimeBudgetStopsTheForecastAfterItsFirstSession) {
+  AddGang("running", 4, true, "10m");
+  AddGang("waiting", 4, false, "5m", 60);
+  std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(At(minutes(2)));
+  ForecastOptions options;
+  options.budget = std::chrono::nanoseconds(1);  // spent by any session
+  StatusOr<ForecastResult> r = Forecast(
+      *snapshot, At(minutes(2)), TimingFromHints(*snapshot, nullptr, At(minutes(2))), options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->end_reason, "time budget");
+  EXPECT_EQ(r->sessions, 1);
+  EXPECT_FALSE(r->estimates.at("default/waiting").start.has_value());
+}
+
 TEST_F(ForecastTest, AJobThatFitsNowStartsNow) {
   AddGang("waiting", 2, false, "5m");
   const ForecastResult r = Run(At(minutes(1)));
