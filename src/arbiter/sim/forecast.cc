@@ -11,6 +11,7 @@
 #include "arbiter/model/namespace.h"
 #include "arbiter/model/priority_class.h"
 #include "arbiter/model/resource_quota.h"
+#include "arbiter/resource/resource_name.h"
 #include "arbiter/sim/scenario_runner.h"
 
 namespace arbiter::sim {
@@ -161,6 +162,9 @@ class ForecastRun {
       ResourceVector other = info.used;
       other.Subtract(own[i]);
       const std::int32_t other_pods = info.pod_count - own_pods[i];
+      // Each stand-in counts as one pod by itself; the rest of the room they hold is one request.
+      ResourceList held = snapshot_.resources.ToList(other);
+      held.Erase(kResourcePods);
       for (std::int32_t p = 0; p < other_pods || (p == 0 && !other.IsZero()); ++p) {
         Pod pod;
         pod.meta.namespace_name = "forecast-other";
@@ -169,8 +173,7 @@ class ForecastRun {
         pod.spec.scheduler_name = std::string(kOtherScheduler);
         pod.spec.node_name = node.meta.name;
         pod.status.phase = PodPhase::kRunning;
-        if (p == 0)
-          pod.spec.containers = {Container{"main", snapshot_.resources.ToList(other), {}, ""}};
+        if (p == 0) pod.spec.containers = {Container{"main", held, {}, ""}};
         cluster_->Add(pod);
       }
     }

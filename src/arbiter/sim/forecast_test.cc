@@ -145,6 +145,22 @@ TEST_F(ForecastTest, RoomOtherSchedulersUseStaysUsed) {
   EXPECT_FALSE(r.estimates.at("default/waiting").start.has_value());
 }
 
+TEST_F(ForecastTest, PodsOfOtherSchedulersTakeOnePodSlotEach) {
+  cache_.UpsertNode(MakeNode("n1").Cpu("4").Memory("16Gi").Pods("3").Build());
+  for (int i = 0; i < 2; ++i) {
+    cache_.UpsertPod(MakePod("daemon-" + std::to_string(i))
+                         .SchedulerName("default-scheduler")
+                         .OnNode("n1")
+                         .Phase(PodPhase::kRunning)
+                         .Build());
+  }
+  AddGang("one", 1, false, "5m");
+  AddGang("two", 2, false, "5m", 10);
+  const ForecastResult r = Run(At(minutes(1)));
+  EXPECT_TRUE(r.estimates.at("default/one").start.has_value());   // the third slot
+  EXPECT_FALSE(r.estimates.at("default/two").start.has_value());  // one slot short, ever
+}
+
 TEST_F(ForecastTest, AnExtraJobIsEstimatedAsIfSubmittedNow) {
   AddGang("running", 2, true, "10m");
   ExtraJob job;
