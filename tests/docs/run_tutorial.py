@@ -23,9 +23,13 @@ HTML comments steer it, invisible on the rendered page:
   <!-- doctest: file NAME -->   the next block (a manifest the page asks to save) is written to
                                 NAME, where the later commands find it;
   <!-- doctest: unordered -->   the next output's lines may come in any order (events with the
-                                same timestamp).
+                                same timestamp);
+  <!-- doctest: readonly NAME -->  NAME, a shell function the page defines, only reads: it may
+                                end a block's polled tail;
+  <!-- doctest: wait SECONDS --> the next block's tail is polled that long (default 60).
 The runner substitutes what must differ between runs and is not the reader's business: the cluster
-name (`--name tutorial` becomes `--name tutorial-<pid>`, so runs never collide), and `hack/build.sh`
+name (`hack/cluster/up.sh|down.sh ... --name NAME` becomes `--name NAME-<pid>`, so runs never
+collide), and `hack/build.sh`
 (the test runs after the build). At the end it stops any process the page started in the
 background and takes the cluster down. Exit code 0 when every output matched, 1 otherwise, with
 the block's line, the command, and both outputs.
@@ -74,9 +78,11 @@ def normalise(text):
         line = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", "<time>", line)
         line = re.sub(r"\b\d{1,3}(\.\d{1,3}){3}\b", "<ip>", line)
         line = re.sub(r"\bkwok-node-\d+\b", "kwok-node-<n>", line)
-        # kubectl's ages: 5s, 2m30s, 3h, 4d5h (whole tokens only).
-        line = re.sub(r"(?<![\w.])(?=\d)(\d+d)?(\d+h)?(\d+m)?(\d+s)?(?![\w.])",
-                      lambda m: "<age>" if m.group(0) else "", line)
+        # kubectl's ages (5s, 119s, 2m30s, 45m, 179m, 3h5m, 4d5h), whole tokens only; not CPU
+        # quantities such as 6400m, which no age spells (kubectl writes hours past 179m).
+        line = re.sub(r"(?<![\w.])(\d+d(\d+h)?|\d+h(\d+m)?|\d+m\d+s|\d{1,3}s|\d{1,3}m)(?![\w.])",
+                      lambda m: m.group(0) if re.fullmatch(r"\d+m", m.group(0)) and
+                      int(m.group(0)[:-1]) >= 180 else "<age>", line)
         line = re.sub(r"\s+", " ", line).strip()
         out.append(line)
     return out
@@ -109,8 +115,9 @@ def matches(expected, actual, unordered):
     return at(0, 0)
 
 
-def split_tail(body):
-    """The block's commands before its trailing read-only ones, and those."""
+def split_tail(body, helpers=()):
+    """The block's commands before its trailing read-only ones, and those. `helpers` are shell
+    functions the page defines that only read (<!-- doctest: readonly NAME -->)."""
     lines = body.split("\n")
     k = len(lines)
     while k > 0:
@@ -118,7 +125,8 @@ def split_tail(body):
         if not line:
             k -= 1
             continue
-        if READ_ONLY.match(line.split("|")[0].strip()):
+        first = line.split("|")[0].strip()
+        if READ_ONLY.match(first) or first.split(" ")[0] in helpers:
             k -= 1
             continue
         break
@@ -140,13 +148,18 @@ class Shell:
         self.envfile = os.path.join(self.dir, ".env")
 
     def substitute(self, body):
-        body = re.sub(r"--name tutorial\b", "--name tutorial-" + self.suffix, body)
+        body = re.sub(r"(hack/cluster/(?:up|down)\.sh .*--name) ([\w-]+)",
+                      lambda m: m.group(1) + " " + m.group(2) + "-" + self.suffix, body)
         body = re.sub(r"^hack/build\.sh\b.*$", "true  # hack/build.sh: built already", body, flags=re.M)
         return body
 
     def run(self, body):
-        script = ("set -o pipefail\n" + self.substitute(body) +
-                  "\n__rc=$?\nexport -p > " + self.envfile + "\nexit $__rc\n")
+        # The environment and the shell functions the block leaves carry over to the next.
+        prelude = "set -o pipefail\n"
+        if os.path.exists(self.envfile + ".functions"):
+            prelude += "source " + self.envfile + ".functions\n"
+        script = (prelude + self.substitute(body) + "\n__rc=$?\nexport -p > " + self.envfile +
+                  "\ndeclare -f > " + self.envfile + ".functions\nexit $__rc\n")
         p = subprocess.run(["bash", "-c", script], cwd=self.dir, env=self.env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if os.path.exists(self.envfile):
@@ -163,6 +176,8 @@ def main():
     failures = 0
     checked = 0
     items = list(blocks(text))
+    helpers = {m["readonly"] for _, _, _, m in items if m.get("readonly")}
+    helpers |= set(re.findall(r"<!-- doctest: readonly (\S+) -->", text))
     try:
         for n, (line, lang, body, markers) in enumerate(items):
             if markers.get("file"):
@@ -175,7 +190,7 @@ def main():
             if n + 1 < len(items) and items[n + 1][1] == "" and items[n + 1][0] <= line + \
                     body.count("\n") + 4:
                 shown = items[n + 1]
-            head, tail = split_tail(body)
+            head, tail = split_tail(body, helpers)
             print(f"--- {page}:{line}: {body.splitlines()[0] if body else ''}", flush=True)
             if shown is None:
                 rc, out = shell.run(body)
@@ -193,7 +208,7 @@ def main():
                     print(head_out)
                     print(f"FAIL: {page}:{line}: the block exited {rc}")
                     return 1
-                deadline = time.monotonic() + POLL_SECONDS
+                deadline = time.monotonic() + int(markers.get("wait") or POLL_SECONDS)
                 while True:
                     _, out = shell.run(tail)
                     if matches(expected, normalise(out), unordered):
@@ -212,16 +227,18 @@ def main():
                       f"{shown[0]})\n  page:\n    " + "\n    ".join(expected) +
                       "\n  printed:\n    " + "\n    ".join(actual))
     finally:
-        # What the page started in the background names this run's cluster (its kubeconfig).
-        ours = subprocess.run(["pgrep", "-f", "_output/cluster/tutorial-" + shell.suffix + "/"],
-                              stdout=subprocess.PIPE, text=True).stdout.split()
-        for pid in ours:
-            try:
-                os.kill(int(pid), signal.SIGTERM)
-            except (ProcessLookupError, ValueError):
-                pass
-        subprocess.run(["hack/cluster/down.sh", "--name", "tutorial-" + shell.suffix], cwd=ROOT,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for name in re.findall(r"hack/cluster/up\.sh .*--name ([\w-]+)", text):
+            cluster = name + "-" + shell.suffix
+            # What the page started in the background names this run's cluster (its kubeconfig).
+            ours = subprocess.run(["pgrep", "-f", "_output/cluster/" + cluster + "/"],
+                                  stdout=subprocess.PIPE, text=True).stdout.split()
+            for pid in ours:
+                try:
+                    os.kill(int(pid), signal.SIGTERM)
+                except (ProcessLookupError, ValueError):
+                    pass
+            subprocess.run(["hack/cluster/down.sh", "--name", cluster], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     print(f"{'PASSED' if failures == 0 else 'FAILED'}: {page}: {checked} outputs compared, "
           f"{failures} differ")
     return 0 if failures == 0 else 1
