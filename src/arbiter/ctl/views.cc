@@ -70,6 +70,20 @@ std::string Bar(std::int64_t value, std::int64_t whole) {
   return bar + "] " + std::to_string(percent) + "%";
 }
 
+// The rows explain prints for a start estimate.
+std::vector<Row> EstimateRows(const StartEstimate& e, Clock::WallTime now) {
+  std::vector<Row> rows;
+  std::string start = "not within the forecast";
+  if (e.start) {
+    start = *e.start <= now ? "now" : "in " + ShortDuration(*e.start - now);
+    start += " (" + FormatRfc3339(*e.start) + ")";
+  }
+  rows.push_back({"Estimated start:", start + ", confidence " + e.confidence});
+  rows.push_back({"  assumes:", e.assumptions});
+  rows.push_back({"  forecast:", ShortDuration(now - e.as_of) + " ago"});
+  return rows;
+}
+
 }  // namespace
 
 std::string ShortDuration(std::chrono::nanoseconds d) {
@@ -274,19 +288,6 @@ std::string FormatExplanation(const std::string& what, const PodGroup& group, Cl
     for (Row& row : EstimateRows(*e.estimate, now)) rows.push_back(std::move(row));
   }
   return out + Table(rows);
-}
-
-std::vector<std::vector<std::string>> EstimateRows(const StartEstimate& e, Clock::WallTime now) {
-  std::vector<std::vector<std::string>> rows;
-  std::string start = "not within the forecast";
-  if (e.start) {
-    start = *e.start <= now ? "now" : "in " + ShortDuration(*e.start - now);
-    start += " (" + FormatRfc3339(*e.start) + ")";
-  }
-  rows.push_back({"Estimated start:", start + ", confidence " + e.confidence});
-  rows.push_back({"  assumes:", e.assumptions});
-  rows.push_back({"  forecast:", ShortDuration(now - e.as_of) + " ago"});
-  return rows;
 }
 
 }  // namespace arbiter::ctl

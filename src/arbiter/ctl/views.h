@@ -40,10 +40,6 @@ std::string FormatQueues(const std::vector<Queue>& queues, bool wide);
 // `group` is its PodGroup.
 std::string FormatExplanation(const std::string& what, const PodGroup& group, Clock::WallTime now);
 
-// The rows `explain` and `whatif` print for a start estimate (label, value).
-std::vector<std::vector<std::string>> EstimateRows(const StartEstimate& estimate,
-                                                   Clock::WallTime now);
-
 // "3m20s", "45s", "2h5m", "3d4h": kubectl's short durations.
 std::string ShortDuration(std::chrono::nanoseconds d);
 

@@ -68,20 +68,15 @@ void RunTimeHistory::Observe(const Snapshot& snapshot) {
       }
       continue;
     }
-    seen.insert(key);
-    if (it == running_since_.end() && RunningOrDone(snapshot, job) >= job.min_member) {
-      running_since_.emplace(std::move(key), JobStart(snapshot, job, snapshot.now));
+    // A job below its minimum (preempted, failed) is left out of `seen`, so it is forgotten.
+    if (RunningOrDone(snapshot, job) < job.min_member) continue;
+    if (it == running_since_.end()) {
+      running_since_.emplace(key, JobStart(snapshot, job, snapshot.now));
     }
+    seen.insert(std::move(key));
   }
-  // A job gone before it was seen done, or that fell below its minimum (preempted, failed):
-  // not a sample.
+  // A job gone before it was seen done, or that fell below its minimum: not a sample.
   std::erase_if(running_since_, [&](const auto& entry) { return !seen.contains(entry.first); });
-  for (const JobInfo& job : snapshot.jobs) {
-    auto it = running_since_.find(job.Key());
-    if (it != running_since_.end() && RunningOrDone(snapshot, job) < job.min_member) {
-      running_since_.erase(it);
-    }
-  }
 }
 
 void RunTimeHistory::Record(const std::string& queue, std::chrono::milliseconds run_time) {
