@@ -9,9 +9,11 @@
 # forecast cannot see happens later, and its error is the forecast's own (rounding to the
 # session period, a fresh scheduler's state). The other shapes add what it cannot foresee: jobs
 # that arrive later (other queues reclaiming their share, higher priorities preempting).
+# SHAPE+foresee runs the shape with forecasts that also know every job still to arrive and when
+# (--eta-foresee-arrivals: no scheduler can): what is left is the forecast's own error.
 #
-#   bench/sim/eta.sh [--seed N] [--out DIR] [SHAPE[:EVERY]...]
-#        default: all-at-once:1 contention:1 multi-queue:5 tensorflow:5
+#   bench/sim/eta.sh [--seed N] [--out DIR] [SHAPE[+foresee][:EVERY]...]
+#        default: all-at-once:1 contention:1 contention+foresee:3 multi-queue:5 tensorflow:5
 #
 # Needs build/bin/arbiterctl (hack/build.sh) and python3.
 set -euo pipefail
@@ -25,19 +27,22 @@ while (($#)); do
   case "$1" in
     --seed) seed="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "unknown option: $1" >&2; exit 2 ;;
     *) shapes+=("$1"); shift ;;
   esac
 done
-((${#shapes[@]})) || shapes=(all-at-once:1 contention:1 multi-queue:5 tensorflow:5)
+((${#shapes[@]})) || shapes=(all-at-once:1 contention:1 contention+foresee:3 multi-queue:5 tensorflow:5)
 [[ -x $arbiterctl ]] || { echo "no $arbiterctl: run hack/build.sh" >&2; exit 2; }
 mkdir -p "$out"
 
 for entry in "${shapes[@]}"; do
-  shape=${entry%%:*}
+  run=${entry%%:*}  # the report's name: the shape, with +foresee
   every=${entry#*:}
   [[ $every == "$entry" ]] && every=1
+  shape=${run%+foresee}
+  foresee=()
+  [[ $shape != "$run" ]] && foresee=(--eta-foresee-arrivals)
   if [[ $shape == all-at-once ]]; then
     # The contention shape's cluster, with 150 gangs of one queue all submitted at t=0.
     "$arbiterctl" generate contention --cluster-out "$out/$shape.cluster.yaml" \
@@ -56,16 +61,16 @@ EOF
     "$arbiterctl" generate "$shape" --cluster-out "$out/$shape.cluster.yaml" \
       --workload-out "$out/$shape.workload.yaml" 2>/dev/null
   fi
-  echo "simulating $shape, estimating every ${every}th job ..." >&2
+  echo "simulating $run, estimating every ${every}th job ..." >&2
   "$arbiterctl" simulate --cluster "$out/$shape.cluster.yaml" --workload "$out/$shape.workload.yaml" \
-    --seed "$seed" --eta-every "$every" --no-invariants --report "$out/$shape.json" \
-    >"$out/$shape.txt" 2>&1 || true
+    --seed "$seed" --eta-every "$every" "${foresee[@]}" --no-invariants --report "$out/$run.json" \
+    >"$out/$run.txt" 2>&1 || true
 done
 
 python3 - "$out" "${shapes[@]}" <<'PY'
 import json, re, sys
 out, entries = sys.argv[1], sys.argv[2:]
-print(f"{'shape':<13} {'jobs':>5} {'estimated':>9} {'missed':>6} {'err p50':>8} {'err p90':>8} "
+print(f"{'shape':<19} {'jobs':>5} {'estimated':>9} {'missed':>6} {'err p50':>8} {'err p90':>8} "
       f"{'rel p50':>8} {'rel p90':>8} {'(jobs)':>6} {'forecasts':>10}")
 for entry in entries:
     shape = entry.split(":")[0]
@@ -73,7 +78,7 @@ for entry in entries:
     e = r["eta"]
     text = open(f"{out}/{shape}.txt").read()
     took = re.search(r"forecasting took ([0-9.]+) s", text)
-    print(f"{shape:<13} {r['summary']['jobs'] if 'jobs' in r['summary'] else len(r['jobOutcomes']['rows']):>5} "
+    print(f"{shape:<19} {r['summary']['jobs'] if 'jobs' in r['summary'] else len(r['jobOutcomes']['rows']):>5} "
           f"{e['estimated']:>9} {e['missed']:>6} {e['errorMs']['p50']/1000:>7.1f}s "
           f"{e['errorMs']['p90']/1000:>7.1f}s {100*e['relativeError']['p50']:>7.1f}% "
           f"{100*e['relativeError']['p90']:>7.1f}% {e['relativeError']['count']:>6} "

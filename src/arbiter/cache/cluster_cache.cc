@@ -628,6 +628,8 @@ std::shared_ptr<Snapshot> ClusterCache::BuildLocked(Clock::WallTime now) const {
   }
   BuildJobsLocked(*snapshot);
   for (const auto& [name, labels] : namespaces_) snapshot->namespace_labels.emplace(name, labels);
+  snapshot->priority_classes.reserve(priority_classes_.size());
+  for (const auto& [name, pc] : priority_classes_) snapshot->priority_classes.push_back(pc);
   return snapshot;
 }
 

@@ -39,6 +39,7 @@
 #include "arbiter/model/pod.h"
 #include "arbiter/model/pod_disruption_budget.h"
 #include "arbiter/model/pod_group.h"
+#include "arbiter/model/priority_class.h"
 #include "arbiter/model/queue.h"
 #include "arbiter/resource/resource_vector.h"
 
@@ -158,6 +159,9 @@ struct Snapshot {
   std::vector<QueueInfo> queues;
   std::vector<PdbInfo> pdbs;  // by namespace/name
   std::map<std::string, Labels, std::less<>> namespace_labels;
+  // Every PriorityClass (by name): jobs carry their resolved priority; a forecast that adds jobs
+  // (sim/forecast.h) resolves theirs the same way.
+  std::vector<PriorityClass> priority_classes;
   // When the snapshot was built. A snapshot is reused while nothing changes, so sessions take
   // their time from Scheduler::RunSession's `now`, not from here.
   Clock::WallTime now{};

@@ -105,7 +105,13 @@ class ForecastRun {
     result_.now = now_;
     AddCluster();
     AddJobs();
-    for (const ExtraJob& job : extra) AddExtra(job);
+    for (const ExtraJob& job : extra) {
+      if (job.arrives && *job.arrives > now_) {
+        arrivals_.emplace(*job.arrives, &job);
+      } else {
+        AddExtra(job, now_);
+      }
+    }
     Loop();
     return std::move(result_);
   }
@@ -133,16 +139,7 @@ class ForecastRun {
       cluster_->cache().UpsertResourceQuota(quota);
     }
     for (const PdbInfo& pdb : snapshot_.pdbs) cluster_->Add(*pdb.pdb);
-    std::set<std::string> classes;
-    for (const JobInfo& job : snapshot_.jobs) {
-      if (job.priority_class_name.empty() || !classes.insert(job.priority_class_name).second) {
-        continue;
-      }
-      PriorityClass pc;
-      pc.meta.name = job.priority_class_name;
-      pc.value = job.priority;
-      cluster_->Add(pc);
-    }
+    for (const PriorityClass& pc : snapshot_.priority_classes) cluster_->Add(pc);
     // Room that pods the scheduler does not own use (other schedulers', daemons') stays used:
     // one stand-in pod per node holds it.
     std::vector<ResourceVector> own(snapshot_.nodes.size());
@@ -216,6 +213,8 @@ class ForecastRun {
           const std::int64_t grace = pod.spec.termination_grace_period_seconds.value_or(30);
           const Clock::WallTime since = pod.meta.deletion_timestamp.value_or(now_);
           deletions_.emplace(std::max(now_, since + std::chrono::seconds(grace)), pod.meta.uid);
+          // Evicted before the forecast: created again once gone, as one evicted in it is.
+          if (Evicted(pod)) evicted_.emplace(pod.meta.uid, pod);
         }
         tracked.pods.insert(pod.meta.uid);
         pod_job_[pod.meta.uid] = &tracked;
@@ -237,6 +236,12 @@ class ForecastRun {
     }
   }
 
+  static bool Evicted(const Pod& pod) {
+    return std::any_of(
+        pod.status.conditions.begin(), pod.status.conditions.end(),
+        [](const Condition& c) { return c.type == "DisruptionTarget" && c.status == "True"; });
+  }
+
   void Wait(TrackedJob& job) {
     job.waiting = true;
     JobEstimate& e = result_.estimates[job.key];
@@ -246,7 +251,18 @@ class ForecastRun {
     ++waiting_;
   }
 
-  void AddExtra(const ExtraJob& extra) {
+  // Jobs that arrive by `t`; true when any did.
+  bool Arrive(Clock::WallTime t) {
+    bool any = false;
+    while (!arrivals_.empty() && arrivals_.begin()->first <= t) {
+      AddExtra(*arrivals_.begin()->second, arrivals_.begin()->first);
+      arrivals_.erase(arrivals_.begin());
+      any = true;
+    }
+    return any;
+  }
+
+  void AddExtra(const ExtraJob& extra, Clock::WallTime at) {
     std::string key;
     std::int32_t min_member = 1;
     if (extra.group) {
@@ -261,19 +277,19 @@ class ForecastRun {
     tracked.run_time = extra.run_time;
     if (extra.group) {
       PodGroup group = *extra.group;
-      group.meta.creation_timestamp = now_;
+      group.meta.creation_timestamp = at;
       cluster_->Add(group);
       tracked.group_key = key;
     }
     for (const Pod& original : extra.pods) {
       Pod pod = OwnPod(original);
-      pod.meta.creation_timestamp = now_;
+      pod.meta.creation_timestamp = at;
       if (pod.meta.uid.empty()) pod.meta.uid = "whatif/" + pod.meta.Key();
       tracked.pods.insert(pod.meta.uid);
       pod_job_[pod.meta.uid] = &tracked;
       cluster_->Add(pod);
     }
-    if (static_cast<std::int32_t>(extra.pods.size()) >= min_member) Wait(tracked);
+    if (at == now_ && static_cast<std::int32_t>(extra.pods.size()) >= min_member) Wait(tracked);
   }
 
   std::int32_t Placed(const TrackedJob& job) const {
@@ -383,6 +399,7 @@ class ForecastRun {
       if (job->end_at) consider(*job->end_at);
     }
     if (!deletions_.empty()) consider(deletions_.begin()->first);
+    if (!arrivals_.empty()) consider(arrivals_.begin()->first);
     if (auto change = cluster_->NextChange()) consider(*change);
     return next;
   }
@@ -406,7 +423,8 @@ class ForecastRun {
         result_.end_reason = "time budget";
         break;
       }
-      const bool events = EndJobs(t);
+      const bool arrived = Arrive(t);
+      const bool events = EndJobs(t) || arrived;
       const SessionRecord record = cluster_->RunSessionAt(t);
       ++result_.sessions;
       result_.until = t;
@@ -422,7 +440,11 @@ class ForecastRun {
           result_.end_reason = "nothing changes any more";
           break;
         }
-        next = std::max(next, *event);
+        // Sessions keep the period's grid, as the scheduler's do: an end between two sessions
+        // is seen by the next one.
+        const auto periods =
+            (*event - now_ + options_.period - std::chrono::nanoseconds(1)) / options_.period;
+        next = std::max(next, now_ + periods * options_.period);
       }
       if (next > horizon) {
         result_.end_reason = "horizon";
@@ -440,8 +462,9 @@ class ForecastRun {
   std::vector<std::unique_ptr<TrackedJob>> jobs_;
   std::unordered_map<std::string, std::size_t> index_;
   std::unordered_map<std::string, TrackedJob*> pod_job_;
-  std::map<std::string, Pod> evicted_;                     // by uid, as they were when evicted
-  std::multimap<Clock::WallTime, std::string> deletions_;  // pods being deleted now, by when
+  std::map<std::string, Pod> evicted_;                        // by uid, as they were when evicted
+  std::multimap<Clock::WallTime, std::string> deletions_;     // pods being deleted now, by when
+  std::multimap<Clock::WallTime, const ExtraJob*> arrivals_;  // extra jobs still to come
   std::map<RunTimeSource, std::int32_t> ended_;
   std::int64_t waiting_ = 0;
   std::int64_t recreated_ = 0;

@@ -61,11 +61,14 @@ struct ForecastOptions {
 };
 
 // Jobs to add to the cluster as if submitted now (`arbiterctl whatif`): a PodGroup (optional: a
-// single pod needs none) and its pods, with their run time.
+// single pod needs none) and its pods, with their run time. One that `arrives` later is added
+// when the forecast's clock reaches it and is not estimated: the simulator's measure of what
+// foreseeing every arrival would be worth (`arbiterctl simulate --eta-foresee-arrivals`).
 struct ExtraJob {
   std::optional<PodGroup> group;
   std::vector<Pod> pods;
   RunTime run_time;
+  std::optional<Clock::WallTime> arrives;  // none: now
 };
 
 enum class Confidence : std::uint8_t { kHigh, kMedium, kLow };

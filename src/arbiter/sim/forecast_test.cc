@@ -197,6 +197,80 @@ TEST_F(ForecastTest, AJobThatFitsNowStartsNow) {
   EXPECT_EQ(r.sessions, 1);
 }
 
+TEST_F(ForecastTest, SessionsKeepThePeriodsGrid) {
+  // The running gang ends at 10m, between two sessions of a scheduler whose sessions fall on
+  // the half second: the next session sees it.
+  AddGang("running", 4, true, "10m");
+  AddGang("waiting", 4, false, "5m", 60);
+  const Clock::WallTime now = At(minutes(2)) + std::chrono::milliseconds(500);
+  const ForecastResult r = Run(now);
+  ASSERT_TRUE(r.estimates.at("default/waiting").start.has_value());
+  EXPECT_EQ(*r.estimates.at("default/waiting").start,
+            At(minutes(10)) + std::chrono::milliseconds(500));
+}
+
+TEST_F(ForecastTest, AnExtraJobGetsItsPriorityClassEvenWhenNoOtherJobNamesIt) {
+  cache_.UpsertPriorityClass(testing::MakePriorityClass("high", 1000));
+  AddGang("running", 4, true, "10m");
+  ExtraJob job;
+  job.group = MakePodGroup("urgent").MinMember(1).PriorityClass("high").Build();
+  job.pods.push_back(
+      MakePod("urgent-0").Group("urgent").Request("cpu", "1").Priority(1000).Build());
+  job.run_time = {minutes(5), RunTimeSource::kHint};
+  const ForecastResult r = Run(At(minutes(1)), {job});
+  // It preempts the running gang rather than waiting for its end.
+  ASSERT_TRUE(r.estimates.at("default/urgent").start.has_value());
+  EXPECT_LT(*r.estimates.at("default/urgent").start, At(minutes(2)));
+}
+
+TEST_F(ForecastTest, PodsEvictedBeforeTheForecastAreCreatedAgain) {
+  // The victim's pod is being evicted: gone after its grace period, then created again (as its
+  // controller would) and placed.
+  cache_.UpsertPodGroup(MakePodGroup("victim").MinMember(1).Build());
+  Pod pod = MakePod("victim-0")
+                .Group("victim")
+                .Request("cpu", "4")
+                .OnNode("n1")
+                .Phase(PodPhase::kRunning)
+                .StartedAt(0)
+                .Annotation(std::string(kRunForAnnotation), "10m")
+                .Build();
+  pod.meta.deletion_timestamp = At(minutes(1));
+  pod.spec.termination_grace_period_seconds = 30;
+  pod.status.conditions.push_back(
+      Condition{"DisruptionTarget", "True", "PreemptionByScheduler", "", At(minutes(1))});
+  cache_.UpsertPod(pod);
+  const ForecastResult r = Run(At(minutes(1)));
+  ASSERT_TRUE(r.estimates.contains("default/victim"));
+  ASSERT_TRUE(r.estimates.at("default/victim").start.has_value());
+  EXPECT_EQ(*r.estimates.at("default/victim").start, At(minutes(1) + seconds(31)));
+}
+
+TEST_F(ForecastTest, AnExtraJobThatArrivesLaterTakesRoomFromThenAndIsNotEstimated) {
+  cache_.UpsertPodGroup(MakePodGroup("running").MinMember(1).Build());
+  cache_.UpsertPod(MakePod("running-0")
+                       .Group("running")
+                       .Request("cpu", "2")
+                       .OnNode("n1")
+                       .Phase(PodPhase::kRunning)
+                       .StartedAt(0)
+                       .Annotation(std::string(kRunForAnnotation), "10m")
+                       .Build());
+  AddGang("waiting", 4, false, "5m", 60);  // needs all 4 CPUs
+  ExtraJob later;
+  later.group = MakePodGroup("later").MinMember(1).Build();
+  later.pods.push_back(MakePod("later-0").Group("later").Request("cpu", "2").Build());
+  later.run_time = {minutes(30), RunTimeSource::kExact};
+  later.arrives = At(minutes(3));
+  // Alone, the gang starts when the running job ends; the later job takes the 2 free CPUs at
+  // 3m (a pending gang holds nothing), so the gang waits for its end as well.
+  EXPECT_EQ(*Run(At(minutes(2))).estimates.at("default/waiting").start, At(minutes(10)));
+  const ForecastResult r = Run(At(minutes(2)), {later});
+  ASSERT_TRUE(r.estimates.at("default/waiting").start.has_value());
+  EXPECT_EQ(*r.estimates.at("default/waiting").start, At(minutes(33)));
+  EXPECT_FALSE(r.estimates.contains("default/later"));
+}
+
 TEST(RunTimeTest, TheHintWinsThenTheDeadlineThenTheHistory) {
   ClusterCache cache{CacheOptions()};
   cache.UpsertQueue(testing::MakeQueue("default"));

@@ -196,11 +196,10 @@ class Simulation {
     return ScenarioEpoch() + std::chrono::milliseconds(t_ms);
   }
 
-  void Arrive(std::size_t index, std::int64_t t) {
-    JobState& job = jobs_[index];
-    const JobSpec& spec = *job.spec;
-    job.arrived = true;
-    PodGroup group;
+  // The PodGroup and pods a job's controller would create when it arrives.
+  ExtraJob MakeObjects(const JobSpec& spec) const {
+    ExtraJob objects;
+    PodGroup& group = objects.group.emplace();
     group.meta.name = spec.name;
     group.meta.namespace_name = spec.namespace_name;
     group.meta.uid = "pg/" + group.meta.Key();
@@ -220,13 +219,13 @@ class Simulation {
       }
     }
     if (overflow) group.spec.min_resources = ResourceList();
-    cluster_->Add(group);
     Pod pod;
     pod.meta.namespace_name = spec.namespace_name;
     pod.meta.creation_timestamp = At(spec.arrival_ms);
     pod.meta.labels[std::string(kPodGroupLabel)] = spec.name;
     pod.spec.scheduler_name = cluster_->scheduler_name();
     pod.status.phase = PodPhase::kPending;
+    objects.pods.reserve(static_cast<std::size_t>(spec.pod_count()));
     for (const TaskSpec& task : spec.tasks) {
       pod.meta.labels[std::string(kTaskLabel)] = task.name;
       pod.spec.containers = {Container{"main", task.requests, {}, ""}};
@@ -236,10 +235,25 @@ class Simulation {
       for (std::int32_t r = 0; r < task.replicas; ++r) {
         pod.meta.name = spec.name + "-" + task.name + "-" + std::to_string(r);
         pod.meta.uid = pod.meta.Key();
-        job.pod_uids.push_back(pod.meta.uid);
-        pod_job_.emplace(pod.meta.uid, index);
-        cluster_->Add(pod);
+        objects.pods.push_back(pod);
       }
+    }
+    objects.run_time = {std::chrono::milliseconds(spec.duration_ms), RunTimeSource::kExact};
+    objects.arrives = At(spec.arrival_ms);
+    return objects;
+  }
+
+  void Arrive(std::size_t index, std::int64_t t) {
+    JobState& job = jobs_[index];
+    const JobSpec& spec = *job.spec;
+    job.arrived = true;
+    ExtraJob objects = MakeObjects(spec);
+    cluster_->Add(*objects.group);
+    job.pod_uids.reserve(objects.pods.size());
+    for (const Pod& pod : objects.pods) {
+      job.pod_uids.push_back(pod.meta.uid);
+      pod_job_.emplace(pod.meta.uid, index);
+      cluster_->Add(pod);
     }
     QueueState& q = queues_[queue_index_.at(spec.queue)];
     AdvanceQueue(q, t);
@@ -608,7 +622,13 @@ class Simulation {
     ForecastOptions forecast;
     forecast.config = options_.config;
     forecast.period = std::chrono::milliseconds(workload_.period_ms);
-    StatusOr<ForecastResult> result = Forecast(*snapshot, At(t), timing, forecast);
+    std::vector<ExtraJob> arrivals;
+    if (options_.eta_foresee_arrivals) {
+      for (const JobState& job : jobs_) {
+        if (!job.arrived) arrivals.push_back(MakeObjects(*job.spec));
+      }
+    }
+    StatusOr<ForecastResult> result = Forecast(*snapshot, At(t), timing, forecast, arrivals);
     for (std::size_t index : indexes) {
       JobState& job = jobs_[index];
       ++report_.eta.estimated;

@@ -58,6 +58,9 @@ struct SimulationOptions {
   // forecast from the cluster as it is then, with every job's run time known exactly, estimates
   // its start; the report compares the estimates with the actual starts.
   std::int64_t eta_every = 0;
+  // The forecast also knows every job still to arrive, with its arrival time: no scheduler can,
+  // so this is a measurement, of how much of the estimates' error is what arrives later.
+  bool eta_foresee_arrivals = false;
 };
 
 struct JobOutcome {

@@ -58,6 +58,7 @@ struct SimulateFlags {
   bool no_performance = false;
   bool no_invariants = false;
   std::int64_t eta_every = 0;
+  bool eta_foresee_arrivals = false;
 };
 
 std::string Ms(double ms) { return fmt::format("{:.1f} s", ms / 1000); }
@@ -73,6 +74,7 @@ int RunSimulate(const SimulateFlags& flags) {
   options.seed = flags.seed;
   options.check_invariants = !flags.no_invariants;
   options.eta_every = flags.eta_every;
+  options.eta_foresee_arrivals = flags.eta_foresee_arrivals;
   options.bind_faults.failure_rate = flags.bind_failure_rate;
   options.bind_faults.latency = std::chrono::milliseconds(flags.bind_latency_ms);
   options.bind_faults.seed = flags.seed;
@@ -285,6 +287,9 @@ int main(int argc, char** argv) {
                    "estimate the start of every Nth job at its arrival by a forecast with "
                    "exact run times, and report the estimates' error (0: none)")
       ->check(CLI::NonNegativeNumber);
+  simulate->add_flag("--eta-foresee-arrivals", sim.eta_foresee_arrivals,
+                     "with --eta-every, let the forecasts know every job still to arrive and "
+                     "when (no scheduler can: it measures how much of the error that is)");
   simulate->add_flag("--no-invariants", sim.no_invariants,
                      "do not check the scheduler's invariants after every session (each check "
                      "passes over every pod; the report then says they were not checked)");
