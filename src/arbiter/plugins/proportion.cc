@@ -132,6 +132,7 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
       unclaimed_.Subtract(ResourceVector::Min(unclaimed_, queues_[q].share.deserved));
   }
   admitted_.assign(queue_count, ResourceVector(resources));
+  admitted_subtree_.assign(queue_count, ResourceVector(resources));
   unclaimed_used_ = ResourceVector(resources);
 }
 
@@ -188,15 +189,17 @@ std::optional<JobVerdict> ProportionPlugin::JobNotEnqueueable(const Session& ses
   if (job.queue_index == kNoQueue) return std::nullopt;  // JobInvalid reports it
   const auto q = job.queue_index.pos();
   const ResourceVector need = session.MinimumRequest(j);
-  // The hard cap, on the queue and every ancestor.
+  // The hard cap, on the queue and every ancestor: what the subtree holds and what its groups
+  // admitted before this one reserve.
   for (std::int32_t a = job.queue_index.value(); a >= 0;
        a = queues_[static_cast<std::size_t>(a)].parent) {
     const QueueBook& st = queues_[static_cast<std::size_t>(a)];
+    const ResourceVector reserved = SubtreeReserved(session, static_cast<std::size_t>(a));
     for (std::size_t r = 0; r < need.size(); ++r) {
       const auto id = static_cast<ResourceId>(r);
       if (need.Get(id) == 0) continue;
       const std::int64_t cap = st.capability.Get(id);
-      const std::int64_t held = st.subtree_allocated.Get(id);
+      const std::int64_t held = st.subtree_allocated.Get(id) + reserved.Get(id);
       if (cap != fairness::kUnlimited && (held > cap || need.Get(id) > cap - held)) {
         return JobVerdict{JobReason::kQueueCapability,
                           "queue " + session.snapshot().queues[static_cast<std::size_t>(a)].name() +
@@ -225,11 +228,28 @@ std::optional<JobVerdict> ProportionPlugin::JobNotEnqueueable(const Session& ses
           " for admitted groups; this group needs " + Amount(session, r, need.Get(r))};
 }
 
+ResourceVector ProportionPlugin::SubtreeReserved(const Session& session, std::size_t queue) const {
+  ResourceVector reserved = admitted_subtree_[queue];
+  // Groups admitted in earlier sessions, not placed yet: their queue's reservation.
+  for (std::size_t q = 0; q < queues_.size(); ++q) {
+    for (auto a = static_cast<std::int32_t>(q); a >= 0;
+         a = queues_[static_cast<std::size_t>(a)].parent) {
+      if (static_cast<std::size_t>(a) == queue) {
+        reserved.Add(session.queue_reserved(QueueIndex::Of(q)));
+        break;
+      }
+    }
+  }
+  return reserved;
+}
+
 std::optional<ResourceId> ProportionPlugin::ShareShortfall(const Session& session, QueueIndex queue,
                                                            const ResourceVector& need) const {
   const auto q = queue.pos();
   const QueueBook& st = queues_[q];
   const ResourceVector& reserved = session.queue_reserved(queue);
+  std::optional<ResourceId> shortfall;
+  bool holds_nothing = true;
   for (std::size_t r = 0; r < need.size(); ++r) {
     const auto id = static_cast<ResourceId>(r);
     if (need.Get(id) == 0) continue;
@@ -237,9 +257,14 @@ std::optional<ResourceId> ProportionPlugin::ShareShortfall(const Session& sessio
     const double used = static_cast<double>(st.allocated.Get(id)) +
                         static_cast<double>(reserved.Get(id)) +
                         static_cast<double>(admitted_[q].Get(id));
-    if (used + static_cast<double>(need.Get(id)) > limit) return id;
+    holds_nothing = holds_nothing && used == 0;
+    if (!shortfall && used + static_cast<double>(need.Get(id)) > limit) shortfall = id;
   }
-  return std::nullopt;
+  // A job larger than its queue's whole share could never start by that rule, however idle the
+  // cluster: while its queue holds nothing of what it asks for, it may (the queue is then above
+  // its share, and queues below theirs reclaim from it).
+  if (holds_nothing) return std::nullopt;
+  return shortfall;
 }
 
 void ProportionPlugin::OnJobAdmitted(const Session& session, JobIndex j) {
@@ -248,6 +273,10 @@ void ProportionPlugin::OnJobAdmitted(const Session& session, JobIndex j) {
   // The same test JobNotEnqueueable passed: the group took room in its queue's share, or else
   // in room no queue claims.
   const ResourceVector need = session.MinimumRequest(j);
+  for (std::int32_t a = job.queue_index.value(); a >= 0;
+       a = queues_[static_cast<std::size_t>(a)].parent) {
+    admitted_subtree_[static_cast<std::size_t>(a)].Add(need);
+  }
   if (!ShareShortfall(session, job.queue_index, need).has_value()) {
     admitted_[job.queue_index.pos()].Add(need);
   } else {

@@ -80,6 +80,9 @@ class ProportionPlugin final : public Plugin,
   // Whether `need` fits the queue's deserved share x overcommitFactor, less what it has
   // allocated and reserved and what groups admitted this session took; else the first resource
   // short.
+  // What the queue's subtree has reserved for admitted groups not yet placed: in earlier
+  // sessions (Session::queue_reserved) and in this one.
+  ResourceVector SubtreeReserved(const Session& session, std::size_t queue) const;
   std::optional<ResourceId> ShareShortfall(const Session& session, QueueIndex queue,
                                            const ResourceVector& need) const;
   bool Waiting(std::size_t queue) const;
@@ -90,6 +93,9 @@ class ProportionPlugin final : public Plugin,
   // Admissions during this session (OnJobAdmitted), so later groups see earlier reservations:
   // per queue within its share, and what was admitted into unclaimed room.
   std::vector<ResourceVector> admitted_;
+  // What groups admitted this session reserve, by queue and each of its ancestors, whichever
+  // room they were admitted into: the capability counts it.
+  std::vector<ResourceVector> admitted_subtree_;
   ResourceVector unclaimed_used_;
 };
 

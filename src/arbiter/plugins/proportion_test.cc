@@ -65,6 +65,49 @@ TEST(Proportion, UnusedShareGoesToOthers) {
   EXPECT_EQ(BoundCpu(cluster, "b"), 14000);
 }
 
+// The capability counts what groups admitted before a group reserve, not only what the queue
+// holds: of ten groups of 1 CPU under a cap of 3, three are admitted, not all ten (which would
+// leave seven Inqueue, holding reservations the cap can never let them use).
+TEST(Proportion, CapabilityCountsAdmittedGroups) {
+  FakeCluster cluster;
+  for (int i = 0; i < 4; ++i) cluster.Add(MakeNode("n" + std::to_string(i)).Cpu("4").Build());
+  Queue capped = MakeQueue("capped", 1);
+  capped.spec.capability = ResourceList({{"cpu", 3000}});
+  cluster.Add(capped);
+  Flood(cluster, "a", "capped", 10);
+  for (int s = 0; s < 3; ++s) cluster.RunSession();
+  int admitted = 0;
+  for (int i = 0; i < 10; ++i) {
+    const PodGroupPhase phase = cluster.group("a/a-" + std::to_string(i)).status.phase;
+    admitted += phase == PodGroupPhase::kInqueue || phase == PodGroupPhase::kRunning ? 1 : 0;
+  }
+  EXPECT_EQ(admitted, 3);
+  EXPECT_EQ(BoundCpu(cluster, "a"), 3000);
+}
+
+// Two queues of weight 1 on 16 CPUs deserve 8 each, and each asks for one job larger than that:
+// a gang of 4 x 4 CPUs, and a pod of 12 CPUs that no 8-CPU node can hold. Neither job fits its
+// share; were that the rule, the cluster would stay idle for ever. A queue that holds nothing
+// may start a job larger than its share: the gang runs.
+TEST(Proportion, AJobLargerThanItsQueuesShareStartsWhenTheQueueHoldsNothing) {
+  FakeCluster cluster;
+  for (int i = 0; i < 2; ++i) cluster.Add(MakeNode("n" + std::to_string(i)).Cpu("8").Build());
+  cluster.Add(MakeQueue("team", 1));
+  cluster.Add(MakePodGroup("gang").Namespace("a").Queue("team").MinMember(4).Build());
+  for (int i = 0; i < 4; ++i) {
+    cluster.Add(MakePod("gang-" + std::to_string(i))
+                    .Namespace("a")
+                    .Group("gang")
+                    .Request("cpu", "4")
+                    .Build());
+  }
+  cluster.Add(MakePodGroup("huge").Namespace("b").MinMember(1).Build());  // queue default
+  cluster.Add(MakePod("huge-0").Namespace("b").Group("huge").Request("cpu", "12").Build());
+  for (int i = 0; i < 4; ++i) cluster.RunSession();
+  EXPECT_EQ(BoundCpu(cluster, "a"), 16000);
+  EXPECT_EQ(BoundCpu(cluster, "b"), 0);
+}
+
 // A queue at its capability gets no more, even on an idle cluster.
 TEST(Proportion, CapabilityIsAHardCap) {
   FakeCluster cluster;
