@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs Arbiter's tests with ctest; non-zero on any failure.
-#   hack/test.sh                      all labels: unit, differential, cli, integration, e2e (release)
+#   hack/test.sh                      all labels: unit, differential, cli, integration, e2e, docs
+#                                     (release)
 #   hack/test.sh --preset asan        the unit label under AddressSanitizer + UBSan
 #   hack/test.sh --label unit [--label e2e ...]   only these labels
 #   hack/test.sh --fuzz [SECONDS]     build the libFuzzer targets and run each (default 60 s)
 # Tests labelled integration or e2e run against a local cluster (hack/cluster/) that this script
-# starts and always stops, also on failure.
+# starts and always stops, also on failure. Tests labelled docs (tutorials run as tests, each on a
+# cluster of its own, mostly waiting for their jobs' run times) run beside them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,7 +56,7 @@ fi
 
 if ((${#labels[@]} == 0)); then
   if [[ $preset == release ]]; then
-    labels=(unit differential cli integration e2e)
+    labels=(unit differential cli integration e2e docs)
   else
     labels=(unit)
   fi
@@ -66,10 +68,11 @@ build_dir=build
 [[ $preset == release ]] || build_dir=build-$preset
 ctest_args=(--test-dir "$build_dir" --output-on-failure --parallel "$(nproc)")
 
-plain=() cluster=()
+plain=() cluster=() docs=0
 for label in "${labels[@]}"; do
   case $label in
     integration|e2e) cluster+=("$label") ;;
+    docs) docs=1 ;;
     *) plain+=("$label") ;;
   esac
 done
@@ -79,21 +82,34 @@ if ((${#plain[@]})); then
   regex=$(IFS='|'; echo "^(${plain[*]})\$")
   ctest "${ctest_args[@]}" -L "$regex" || status=1
 fi
+if ((${#cluster[@]} || docs)); then
+  # Build (or find cached) kube-apiserver, etcd and kwok first, so that no test's timeout has to
+  # cover a cold build (minutes on a fresh machine); and helm, for the chart's test (built from
+  # its Go module, cached the same way).
+  hack/cluster/build.sh
+  hack/helm.sh >/dev/null
+fi
+docs_pid=
+docs_log=$build_dir/docs-tests.log
+if ((docs)); then
+  # Beside the cluster tests: a tutorial waits most of its minutes for run times to pass, and
+  # starts and stops its own cluster.
+  ctest --test-dir "$build_dir" --output-on-failure -L '^docs$' >"$docs_log" 2>&1 &
+  docs_pid=$!
+fi
 if ((${#cluster[@]})); then
   regex=$(IFS='|'; echo "^(${cluster[*]})\$")
   if ! ctest --test-dir "$build_dir" -N -L "$regex" | grep -q 'Total Tests: [1-9]'; then
     echo "test.sh: no tests labelled ${cluster[*]}"
-  elif [[ -x hack/cluster/with-cluster.sh ]]; then
-    # Build (or find cached) kube-apiserver, etcd and kwok first, so that no test's timeout has
-    # to cover a cold build (minutes on a fresh machine).
-    hack/cluster/build.sh
-    # And helm, for the chart's test (built from its Go module, cached the same way).
-    hack/helm.sh >/dev/null
+  else
     # Integration tests run one at a time: they share the cluster and the machine's two cores.
     hack/cluster/with-cluster.sh -- ctest --test-dir "$build_dir" --output-on-failure -L "$regex" \
       || status=1
-  else
-    ctest --test-dir "$build_dir" --output-on-failure -L "$regex" || status=1
   fi
+fi
+if [[ -n $docs_pid ]]; then
+  wait "$docs_pid" || status=1
+  echo "test.sh: the tutorials (label docs, run beside the cluster tests):"
+  cat "$docs_log"
 fi
 exit $status

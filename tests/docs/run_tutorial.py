@@ -9,13 +9,15 @@ root with the environment the earlier blocks exported (so `eval "$(hack/cluster/
 `export PATH=...` carry over). A bare ``` block right after an ```sh block is that block's output
 and is compared with what it printed:
 
-  * the block's trailing read-only commands (`kubectl [-n NS] get|describe ...`, possibly piped
-    into sed or grep) are its answer: the rest of the block runs once, then those are run again
+  * the block's trailing read-only commands (`kubectl [-n NS] get|describe ...`, `arbiterctl
+    jobs|queues|explain|whatif ...`, possibly piped into sed or grep) are its answer: the rest of the block runs once, then those are run again
     until their output matches or 60 s pass (the cluster catches up: a poll with a deadline, no
     sleep); a block with no such tail is compared on everything it printed (stdout and stderr);
   * before comparing, both sides are normalised: runs of spaces collapse (column widths follow
     the content), ages (`5s`, `2m30s`), RFC 3339 times, IP addresses and kwok node numbers are
-    replaced by placeholders; a line `...` in the shown output stands for any number of lines.
+    replaced by placeholders; a line `...` in the shown output stands for any number of lines,
+    and `...` inside a line for any text (what differs from run to run and is not the point,
+    such as which of many identical jobs a preemptor was).
 
 HTML comments steer it, invisible on the rendered page:
   <!-- doctest: skip -->        the next ```sh block is not run (an alternative, or a clean-up
@@ -45,7 +47,10 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 POLL_SECONDS = 60
-READ_ONLY = re.compile(r"^kubectl( -n \S+| --namespace \S+)* (get|describe) [^;&]*$")
+# Commands that only read: kubectl's get and describe, and arbiterctl's (or the kubectl plugin's)
+# views. With `$(...)` or `;`/`&` they are not taken to be.
+READ_ONLY = re.compile(r"^(kubectl( -n \S+| --namespace \S+)* (get|describe) [^;&]*"
+                       r"|(arbiterctl|kubectl arbiter) (jobs|queues|explain|whatif)( [^;&]*)?)$")
 
 
 def blocks(text):
@@ -88,17 +93,23 @@ def normalise(text):
     return out
 
 
+def line_matches(expected, actual):
+    if "..." not in expected:
+        return expected == actual
+    pattern = ".*".join(re.escape(part) for part in expected.split("..."))
+    return re.fullmatch(pattern, actual) is not None
+
+
 def matches(expected, actual, unordered):
     if unordered:
-        wanted = [l for l in expected if l != "..."]
-        if "..." not in expected:
-            return sorted(wanted) == sorted(actual)
+        # Each shown line takes the first printed line it matches; `...` lets others remain.
         rest = list(actual)
-        for l in wanted:
-            if l not in rest:
+        for l in (l for l in expected if l != "..."):
+            found = next((a for a in rest if line_matches(l, a)), None)
+            if found is None:
                 return False
-            rest.remove(l)
-        return True
+            rest.remove(found)
+        return "..." in expected or not rest
     # Line by line; `...` matches any number of lines.
     memo = {}
 
@@ -109,7 +120,8 @@ def matches(expected, actual, unordered):
             elif expected[i] == "...":
                 memo[(i, j)] = any(at(i + 1, k) for k in range(j, len(actual) + 1))
             else:
-                memo[(i, j)] = j < len(actual) and expected[i] == actual[j] and at(i + 1, j + 1)
+                memo[(i, j)] = (j < len(actual) and line_matches(expected[i], actual[j]) and
+                                at(i + 1, j + 1))
         return memo[(i, j)]
 
     return at(0, 0)
@@ -209,14 +221,18 @@ def main():
                     print(f"FAIL: {page}:{line}: the block exited {rc}")
                     return 1
                 deadline = time.monotonic() + int(markers.get("wait") or POLL_SECONDS)
+                seen = []  # what the polls printed, for the report of a failure
                 while True:
                     _, out = shell.run(tail)
                     if matches(expected, normalise(out), unordered):
                         break
+                    if normalise(out) not in seen:
+                        seen.append(normalise(out))
                     if time.monotonic() > deadline:
                         break
                     time.sleep(1)
             else:
+                seen = []
                 _, out = shell.run(body)
             actual = normalise(out)
             if matches(expected, actual, unordered):
@@ -226,6 +242,8 @@ def main():
                 print(f"FAIL: {page}:{line}: the output differs from the page's ({page}:"
                       f"{shown[0]})\n  page:\n    " + "\n    ".join(expected) +
                       "\n  printed:\n    " + "\n    ".join(actual))
+                for other in [o for o in seen if o != actual][-3:]:
+                    print("  printed by an earlier poll:\n    " + "\n    ".join(other))
     finally:
         for name in re.findall(r"hack/cluster/up\.sh .*--name ([\w-]+)", text):
             cluster = name + "-" + shell.suffix
