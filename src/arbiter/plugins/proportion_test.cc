@@ -65,26 +65,6 @@ TEST(Proportion, UnusedShareGoesToOthers) {
   EXPECT_EQ(BoundCpu(cluster, "b"), 14000);
 }
 
-// The capability counts what groups admitted before a group reserve, not only what the queue
-// holds: of ten groups of 1 CPU under a cap of 3, three are admitted, not all ten (which would
-// leave seven Inqueue, holding reservations the cap can never let them use).
-TEST(Proportion, CapabilityCountsAdmittedGroups) {
-  FakeCluster cluster;
-  for (int i = 0; i < 4; ++i) cluster.Add(MakeNode("n" + std::to_string(i)).Cpu("4").Build());
-  Queue capped = MakeQueue("capped", 1);
-  capped.spec.capability = ResourceList({{"cpu", 3000}});
-  cluster.Add(capped);
-  Flood(cluster, "a", "capped", 10);
-  for (int s = 0; s < 3; ++s) cluster.RunSession();
-  int admitted = 0;
-  for (int i = 0; i < 10; ++i) {
-    const PodGroupPhase phase = cluster.group("a/a-" + std::to_string(i)).status.phase;
-    admitted += phase == PodGroupPhase::kInqueue || phase == PodGroupPhase::kRunning ? 1 : 0;
-  }
-  EXPECT_EQ(admitted, 3);
-  EXPECT_EQ(BoundCpu(cluster, "a"), 3000);
-}
-
 // Two queues of weight 1 on 16 CPUs deserve 8 each, and each asks for one job larger than that:
 // a gang of 4 x 4 CPUs, and a pod of 12 CPUs that no 8-CPU node can hold. Neither job fits its
 // share; were that the rule, the cluster would stay idle for ever. A queue that holds nothing
@@ -108,7 +88,9 @@ TEST(Proportion, AJobLargerThanItsQueuesShareStartsWhenTheQueueHoldsNothing) {
   EXPECT_EQ(BoundCpu(cluster, "b"), 0);
 }
 
-// A queue at its capability gets no more, even on an idle cluster.
+// A queue at its capability gets no more, even on an idle cluster; and admission counts what
+// groups admitted before a group reserve, not only what the queue holds: of ten groups of 1 CPU
+// under a cap of 3, three are admitted, not all ten (seven would sit Inqueue for ever).
 TEST(Proportion, CapabilityIsAHardCap) {
   FakeCluster cluster;
   for (int i = 0; i < 4; ++i) cluster.Add(MakeNode("n" + std::to_string(i)).Cpu("4").Build());
@@ -118,6 +100,12 @@ TEST(Proportion, CapabilityIsAHardCap) {
   Flood(cluster, "a", "capped", 10);
   for (int s = 0; s < 3; ++s) cluster.RunSession();
   EXPECT_EQ(BoundCpu(cluster, "a"), 3000);
+  int admitted = 0;
+  for (int i = 0; i < 10; ++i) {
+    const PodGroupPhase phase = cluster.group("a/a-" + std::to_string(i)).status.phase;
+    admitted += phase == PodGroupPhase::kInqueue || phase == PodGroupPhase::kRunning ? 1 : 0;
+  }
+  EXPECT_EQ(admitted, 3);
 }
 
 // A queue's ResourceQuota caps it like its capability, and a raised limit is used only once the

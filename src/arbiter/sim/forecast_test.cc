@@ -43,6 +43,21 @@ class ForecastTest : public ::testing::Test {
     }
   }
 
+  // A job of one pod of `cpu` running on n1 since the epoch (its group added), with a run-for
+  // hint unless empty; for the caller to change before adding it.
+  Pod RunningPod(const std::string& group, const std::string& cpu, const std::string& run_for) {
+    cache_.UpsertPodGroup(MakePodGroup(group).MinMember(1).Build());
+    Pod pod = MakePod(group + "-0")
+                  .Group(group)
+                  .Request("cpu", cpu)
+                  .OnNode("n1")
+                  .Phase(PodPhase::kRunning)
+                  .StartedAt(0)
+                  .Build();
+    if (!run_for.empty()) pod.meta.annotations[std::string(kRunForAnnotation)] = run_for;
+    return pod;
+  }
+
   ForecastResult Run(Clock::WallTime now, const std::vector<ExtraJob>& extra = {},
                      const RunTimeHistory* history = nullptr) {
     std::shared_ptr<const Snapshot> snapshot = cache_.TakeSnapshot(now);
@@ -101,15 +116,7 @@ TEST_F(ForecastTest, AJobWithoutARunTimeHoldsItsRoomAndNothingIsEstimated) {
 }
 
 TEST_F(ForecastTest, ADeadlineBoundsTheRunTimeWithMediumConfidence) {
-  PodGroup group = MakePodGroup("running").MinMember(1).Build();
-  cache_.UpsertPodGroup(group);
-  Pod pod = MakePod("running-0")
-                .Group("running")
-                .Request("cpu", "4")
-                .OnNode("n1")
-                .Phase(PodPhase::kRunning)
-                .StartedAt(0)
-                .Build();
+  Pod pod = RunningPod("running", "4", "");
   pod.spec.active_deadline_seconds = 600;
   cache_.UpsertPod(pod);
   AddGang("waiting", 4, false, "5m", 60);
@@ -226,15 +233,7 @@ TEST_F(ForecastTest, AnExtraJobGetsItsPriorityClassEvenWhenNoOtherJobNamesIt) {
 TEST_F(ForecastTest, PodsEvictedBeforeTheForecastAreCreatedAgain) {
   // The victim's pod is being evicted: gone after its grace period, then created again (as its
   // controller would) and placed.
-  cache_.UpsertPodGroup(MakePodGroup("victim").MinMember(1).Build());
-  Pod pod = MakePod("victim-0")
-                .Group("victim")
-                .Request("cpu", "4")
-                .OnNode("n1")
-                .Phase(PodPhase::kRunning)
-                .StartedAt(0)
-                .Annotation(std::string(kRunForAnnotation), "10m")
-                .Build();
+  Pod pod = RunningPod("victim", "4", "10m");
   pod.meta.deletion_timestamp = At(minutes(1));
   pod.spec.termination_grace_period_seconds = 30;
   pod.status.conditions.push_back(
@@ -247,15 +246,7 @@ TEST_F(ForecastTest, PodsEvictedBeforeTheForecastAreCreatedAgain) {
 }
 
 TEST_F(ForecastTest, AnExtraJobThatArrivesLaterTakesRoomFromThenAndIsNotEstimated) {
-  cache_.UpsertPodGroup(MakePodGroup("running").MinMember(1).Build());
-  cache_.UpsertPod(MakePod("running-0")
-                       .Group("running")
-                       .Request("cpu", "2")
-                       .OnNode("n1")
-                       .Phase(PodPhase::kRunning)
-                       .StartedAt(0)
-                       .Annotation(std::string(kRunForAnnotation), "10m")
-                       .Build());
+  cache_.UpsertPod(RunningPod("running", "2", "10m"));
   AddGang("waiting", 4, false, "5m", 60);  // needs all 4 CPUs
   ExtraJob later;
   later.group = MakePodGroup("later").MinMember(1).Build();
