@@ -262,7 +262,7 @@ std::optional<ResourceId> ProportionPlugin::ShareShortfall(const Session& sessio
   }
   // A job larger than its queue's whole share could never start by that rule, however idle the
   // cluster: while its queue holds nothing of what it asks for, it may (the queue is then above
-  // its share, and queues below theirs reclaim from it).
+  // its share until the job ends: reclaim never takes a queue below its share).
   if (holds_nothing) return std::nullopt;
   return shortfall;
 }
