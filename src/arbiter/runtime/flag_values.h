@@ -1,5 +1,5 @@
 // Parsing of the scheduler's command-line values that are more than a number: durations
-// ("1s", "500ms", "1m30s", as Go's time.ParseDuration reads them), the --node-selector
+// (base/duration.h), the --node-selector
 // ("zone=a,tier=batch") and the --namespaces list ("team-a,team-b"). Pure functions, so main()
 // only wires them to flags and every rule is unit-tested here.
 //
@@ -14,18 +14,15 @@
 #include <string>
 #include <string_view>
 
+#include "arbiter/base/duration.h"
 #include "arbiter/base/status.h"
 #include "arbiter/model/object_meta.h"
 
 namespace arbiter::runtime {
 
-// A Go duration: one or more decimal numbers, each with an optional fraction and a unit (ns, us,
-// µs, ms, s, m, h), e.g. "1s", "500ms", "1.5s", "1m30s"; "0" alone is zero. No sign, no spaces.
-// Fractions finer than a nanosecond are truncated; a total above about 292 years is an error.
-StatusOr<std::chrono::nanoseconds> ParseDuration(std::string_view text);
-
-// "1s", "500ms", "1m30s", "1.5s", "250us", "17ns": the shortest exact spelling, for logs.
-std::string FormatDuration(std::chrono::nanoseconds d);
+// Durations are arbiter::ParseDuration's (base/duration.h), here too for the flags' callers.
+using arbiter::FormatDuration;
+using arbiter::ParseDuration;
 
 // Comma-separated key=value (or key==value) pairs, each a valid Kubernetes label key and value;
 // an empty text is the empty selector (every node). A key given twice is an error, and so are

@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "arbiter/runtime/flag_values.h"
+#include "arbiter/base/duration.h"
 
 namespace arbiter::sim {
 
@@ -41,7 +41,7 @@ std::int32_t RunningOrDone(const Snapshot& snapshot, const JobInfo& job) {
 std::optional<std::chrono::milliseconds> Hint(const Labels& annotations) {
   auto it = annotations.find(std::string(kRunForAnnotation));
   if (it == annotations.end()) return std::nullopt;
-  StatusOr<std::chrono::nanoseconds> d = runtime::ParseDuration(it->second);
+  StatusOr<std::chrono::nanoseconds> d = ParseDuration(it->second);
   // A hint that does not parse is no hint: the webhook and the controller name the field; the
   // estimate falls back to the next source rather than failing.
   if (!d.ok() || d->count() <= 0) return std::nullopt;
