@@ -133,6 +133,7 @@ void ProportionPlugin::OnSessionOpen(const Session& session) {
   }
   admitted_.assign(queue_count, ResourceVector(resources));
   admitted_subtree_.assign(queue_count, ResourceVector(resources));
+  reserved_subtree_ready_ = false;
   unclaimed_used_ = ResourceVector(resources);
 }
 
@@ -229,17 +230,21 @@ std::optional<JobVerdict> ProportionPlugin::JobNotEnqueueable(const Session& ses
 }
 
 ResourceVector ProportionPlugin::SubtreeReserved(const Session& session, std::size_t queue) const {
-  ResourceVector reserved = admitted_subtree_[queue];
-  // Groups admitted in earlier sessions, not placed yet: their queue's reservation.
-  for (std::size_t q = 0; q < queues_.size(); ++q) {
-    for (auto a = static_cast<std::int32_t>(q); a >= 0;
-         a = queues_[static_cast<std::size_t>(a)].parent) {
-      if (static_cast<std::size_t>(a) == queue) {
-        reserved.Add(session.queue_reserved(QueueIndex::Of(q)));
-        break;
+  if (!reserved_subtree_ready_) {
+    // Groups admitted in earlier sessions, not placed yet: their queue's reservation, counted in
+    // the queue and every ancestor.
+    reserved_subtree_.assign(queues_.size(), ResourceVector(session.snapshot().resources.size()));
+    for (std::size_t q = 0; q < queues_.size(); ++q) {
+      const ResourceVector& reserved = session.queue_reserved(QueueIndex::Of(q));
+      for (auto a = static_cast<std::int32_t>(q); a >= 0;
+           a = queues_[static_cast<std::size_t>(a)].parent) {
+        reserved_subtree_[static_cast<std::size_t>(a)].Add(reserved);
       }
     }
+    reserved_subtree_ready_ = true;
   }
+  ResourceVector reserved = reserved_subtree_[queue];
+  reserved.Add(admitted_subtree_[queue]);
   return reserved;
 }
 

@@ -96,6 +96,10 @@ class ProportionPlugin final : public Plugin,
   // What groups admitted this session reserve, by queue and each of its ancestors, whichever
   // room they were admitted into: the capability counts it.
   std::vector<ResourceVector> admitted_subtree_;
+  // Session::queue_reserved summed over each queue's subtree: reservations are computed after
+  // the plugins open, so this is filled at the first admission test of a session.
+  mutable std::vector<ResourceVector> reserved_subtree_;
+  mutable bool reserved_subtree_ready_ = false;
   ResourceVector unclaimed_used_;
 };
 
