@@ -10,9 +10,10 @@ root with the environment the earlier blocks exported (so `eval "$(hack/cluster/
 and is compared with what it printed:
 
   * the block's trailing read-only commands (`kubectl [-n NS] get|describe ...`, `arbiterctl
-    jobs|queues|explain|whatif ...`, possibly piped into sed or grep) are its answer: the rest of the block runs once, then those are run again
-    until their output matches or 60 s pass (the cluster catches up: a poll with a deadline, no
-    sleep); a block with no such tail is compared on everything it printed (stdout and stderr);
+    jobs|queues|explain|whatif ...`, possibly piped into sed or grep) are its answer: the rest
+    of the block runs once, then those are run again until their output matches or 60 s pass
+    (the cluster catches up: a poll with a deadline, no sleep); a block with no such tail is
+    compared on everything it printed (stdout and stderr);
   * before comparing, both sides are normalised: runs of spaces collapse (column widths follow
     the content), ages (`5s`, `2m30s`), RFC 3339 times, IP addresses and kwok node numbers are
     replaced by placeholders; a line `...` in the shown output stands for any number of lines,
@@ -48,7 +49,7 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 POLL_SECONDS = 60
 # Commands that only read: kubectl's get and describe, and arbiterctl's (or the kubectl plugin's)
-# views. With `$(...)` or `;`/`&` they are not taken to be.
+# views; a line with `;` or `&` runs more than that, so it is not taken for one.
 READ_ONLY = re.compile(r"^(kubectl( -n \S+| --namespace \S+)* (get|describe) [^;&]*"
                        r"|(arbiterctl|kubectl arbiter) (jobs|queues|explain|whatif)( [^;&]*)?)$")
 
