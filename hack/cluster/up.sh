@@ -30,6 +30,11 @@ Options:
   --node-lease-seconds S     node Lease duration kwok keeps renewing every S/4 s, like a
                              kubelet (default: 40); 0 = no leases and no node status heartbeat
                              (cheapest for thousands of nodes)
+  --gang-api                 serve Kubernetes' own gang API (alpha in 1.36: feature gate
+                             GenericWorkload, API scheduling.k8s.io/v1alpha2: PodGroups with
+                             schedulingPolicy.gang.minCount, pods' spec.schedulingGroup); with
+                             --with-kube-scheduler, kube-scheduler gang-schedules them too
+                             (GangScheduling)
   --apiserver-arg ARG        one more kube-apiserver flag, e.g. --apiserver-arg=--watch-cache=false
                              (repeatable; tests that need etcd's own compaction to show)
   --timeout SEC              give up if the cluster is not ready after SEC s (default: 120)
@@ -57,6 +62,7 @@ node_memory=32Gi
 node_pods=110
 with_scheduler=0
 with_kcm=0
+gang_api=0
 lease_seconds=40
 timeout=120
 
@@ -83,6 +89,7 @@ while (($#)); do
     --node-lease-seconds=*) lease_seconds="${1#*=}" ;;
     --with-kube-scheduler) with_scheduler=1 ;;
     --with-controller-manager) with_kcm=1 ;;
+    --gang-api) gang_api=1 ;;
     --apiserver-arg) need_arg "$@"; apiserver_extra+=("$2"); shift ;;
     --apiserver-arg=*) apiserver_extra+=("${1#*=}") ;;
     --timeout) need_arg "$@"; timeout="$2"; shift ;;
@@ -347,6 +354,11 @@ wait_ready etcd 30 "etcd /health" curl -fsS --max-time 2 "$etcd_url/health"
 
 # ---------------------------------------------------------------------------------------------
 # kube-apiserver.
+gang_gates=()
+if ((gang_api)); then
+  apiserver_extra+=(--feature-gates=GenericWorkload=true --runtime-config=scheduling.k8s.io/v1alpha2=true)
+  gang_gates=("--feature-gates=GenericWorkload=true,GangScheduling=true")
+fi
 start_daemon kube-apiserver "$BIN/kube-apiserver" \
   --etcd-servers="$etcd_url" \
   --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="${port[apiserver]}" \
@@ -423,6 +435,7 @@ EOF
     --bind-address=127.0.0.1 --secure-port="${port[scheduler]}" \
     --cert-dir="$dir/kube-scheduler-certs" \
     --profiling=false \
+    ${gang_gates[@]+"${gang_gates[@]}"} \
     --v=1
 fi
 if ((with_kcm)); then

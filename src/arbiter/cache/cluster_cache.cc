@@ -195,23 +195,55 @@ void ClusterCache::DeletePod(const Pod& pod) {
   ++generation_;
 }
 
+bool ClusterCache::ChooseGroupLocked(GroupEntry& entry) {
+  std::shared_ptr<const PodGroup> chosen;
+  for (const auto& group : entry.of_dialect) {
+    if (group != nullptr) {
+      chosen = group;
+      break;
+    }
+  }
+  if (chosen == nullptr) return false;
+  if (entry.assumed != nullptr) {
+    const bool same_object =
+        entry.assumed->dialect == chosen->dialect && entry.assumed->meta.uid == chosen->meta.uid;
+    if (!same_object ||
+        (chosen->dialect == PodGroupDialect::kArbiter && entry.assumed->status == chosen->status)) {
+      entry.assumed.reset();
+    } else {
+      // The object's new spec, with the status still assumed.
+      auto assumed = std::make_shared<PodGroup>(*chosen);
+      assumed->status = entry.assumed->status;
+      entry.assumed = std::move(assumed);
+    }
+  }
+  entry.group = std::move(chosen);
+  entry.min_resources = resources_.FromList(entry.group->spec.min_resources);
+  return true;
+}
+
 void ClusterCache::UpsertPodGroup(const PodGroup& group) {
   std::lock_guard lock(mu_);
   GroupEntry& entry = groups_[GroupKey(group.meta.namespace_name, group.meta.name)];
-  entry.group = std::make_shared<const PodGroup>(group);
-  if (entry.assumed != nullptr && entry.assumed->status == group.status) entry.assumed.reset();
-  entry.min_resources = resources_.FromList(group.spec.min_resources);
+  entry.of_dialect[static_cast<std::size_t>(group.dialect)] =
+      std::make_shared<const PodGroup>(group);
+  ChooseGroupLocked(entry);
   jobs_[JobKey{group.meta.namespace_name, group.meta.name, false}].group = &entry;
   ++generation_;
 }
 
 void ClusterCache::DeletePodGroup(const PodGroup& group) {
   std::lock_guard lock(mu_);
-  groups_.erase(GroupKey(group.meta.namespace_name, group.meta.name));
-  if (auto it = jobs_.find(JobKey{group.meta.namespace_name, group.meta.name, false});
-      it != jobs_.end()) {
-    it->second.group = nullptr;
-    if (it->second.pods.empty()) jobs_.erase(it);
+  auto entry = groups_.find(GroupKey(group.meta.namespace_name, group.meta.name));
+  if (entry == groups_.end()) return;
+  entry->second.of_dialect[static_cast<std::size_t>(group.dialect)].reset();
+  if (!ChooseGroupLocked(entry->second)) {
+    groups_.erase(entry);
+    if (auto it = jobs_.find(JobKey{group.meta.namespace_name, group.meta.name, false});
+        it != jobs_.end()) {
+      it->second.group = nullptr;
+      if (it->second.pods.empty()) jobs_.erase(it);
+    }
   }
   ++generation_;
 }
@@ -372,7 +404,8 @@ void ClusterCache::AssumeGroupStatus(const std::string& namespace_name, const st
     assumed->status = status;
     entry.assumed = std::move(assumed);
     entry.assumed_until = until;
-    assumed_groups_.insert(it->first);
+    // Another API's status never shows all of it: kept until the next write (no expiry).
+    if (entry.group->dialect == PodGroupDialect::kArbiter) assumed_groups_.insert(it->first);
   }
   ++generation_;
 }
@@ -565,6 +598,8 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
       if (auto pc = priority_classes_.find(group.spec.priority_class_name);
           pc != priority_classes_.end()) {
         job.priority = pc->second.value;
+      } else if (group.spec.priority.has_value()) {
+        job.priority = *group.spec.priority;  // Kubernetes' PodGroup: resolved at admission
       } else {
         job.priority = default_priority.value_or(0);
       }

@@ -18,6 +18,7 @@
 // Thread safety: all methods may be called from any thread (one mutex); snapshots are immutable.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -126,9 +127,14 @@ class ClusterCache {
     ResourceVector allocatable;
   };
   struct GroupEntry {
+    // The objects of this namespace/name, by dialect; `group` is the first of them (the order
+    // of PodGroupDialect).
+    std::array<std::shared_ptr<const PodGroup>, kPodGroupDialects> of_dialect;
     std::shared_ptr<const PodGroup> group;
     ResourceVector min_resources;
-    // AssumeGroupStatus: the group with the status written, until the watch shows it.
+    // AssumeGroupStatus: the group with the status written, until the watch shows it. For a
+    // group of another API, whose status cannot hold all of Arbiter's (no admission in
+    // Kubernetes' conditions, no counts of preemptions), until the scheduler writes another.
     std::shared_ptr<const PodGroup> assumed;
     Clock::MonotonicTime assumed_until{};
   };
@@ -165,6 +171,9 @@ class ClusterCache {
     std::optional<Clock::MonotonicTime> refused_until;  // AssumeEvictionRefused
   };
 
+  // Makes the first object of entry.of_dialect the group (dropping an assumed status that was
+  // for another object); false when the entry holds none any more.
+  bool ChooseGroupLocked(GroupEntry& entry);
   void CountLocked(PodEntry& entry);
   void UncountLocked(PodEntry& entry);
   void LinkLocked(PodEntry& entry);

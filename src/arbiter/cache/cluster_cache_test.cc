@@ -560,6 +560,97 @@ TEST_F(ClusterCacheTest, GroupMinResourcesAndTaskNames) {
   EXPECT_EQ(snap->tasks[0].task_name, "ps");
 }
 
+// --- PodGroups of other APIs ---
+
+TEST_F(ClusterCacheTest, PodsJoinAGroupOfAnyApiByItsName) {
+  cache_.UpsertPodGroup(
+      MakePodGroup("tf").MinMember(2).Queue("ml").Dialect(PodGroupDialect::kVolcano).Build());
+  Pod ps = MakePod("ps").Build();
+  ps.meta.annotations[std::string(kVolcanoGroupAnnotation)] = "tf";
+  cache_.UpsertPod(ps);
+  Pod worker = MakePod("worker").Build();
+  worker.spec.scheduling_group = "tf";  // another convention, the same name: the same job
+  cache_.UpsertPod(worker);
+  auto snap = Snap();
+  ASSERT_EQ(snap->jobs.size(), 1U);
+  EXPECT_EQ(snap->jobs[0].tasks.size(), 2U);
+  EXPECT_EQ(snap->jobs[0].min_member, 2);
+  EXPECT_EQ(snap->jobs[0].queue, "ml");
+  ASSERT_NE(snap->jobs[0].group, nullptr);
+  EXPECT_EQ(snap->jobs[0].group->dialect, PodGroupDialect::kVolcano);
+}
+
+TEST_F(ClusterCacheTest, OfGroupsSharingANameArbitersIsTheGroupThenKubernetesThenVolcano) {
+  cache_.UpsertPodGroup(
+      MakePodGroup("g").MinMember(4).Dialect(PodGroupDialect::kSchedulerPlugins).Build());
+  cache_.UpsertPodGroup(MakePodGroup("g").MinMember(3).Dialect(PodGroupDialect::kVolcano).Build());
+  EXPECT_EQ(Snap()->jobs[0].min_member, 3);
+  cache_.UpsertPodGroup(MakePodGroup("g").MinMember(1).Build());
+  EXPECT_EQ(Snap()->jobs[0].min_member, 1);
+  cache_.UpsertPodGroup(
+      MakePodGroup("g").MinMember(2).Dialect(PodGroupDialect::kKubernetes).Build());
+  EXPECT_EQ(Snap()->jobs[0].min_member, 1);
+  cache_.DeletePodGroup(MakePodGroup("g").Build());
+  EXPECT_EQ(Snap()->jobs[0].min_member, 2);
+  cache_.DeletePodGroup(MakePodGroup("g").Dialect(PodGroupDialect::kKubernetes).Build());
+  cache_.DeletePodGroup(MakePodGroup("g").Dialect(PodGroupDialect::kVolcano).Build());
+  EXPECT_EQ(Snap()->jobs[0].min_member, 4);
+  cache_.DeletePodGroup(MakePodGroup("g").Dialect(PodGroupDialect::kSchedulerPlugins).Build());
+  EXPECT_THAT(Snap()->jobs, IsEmpty());
+}
+
+TEST_F(ClusterCacheTest, KubernetesGroupsResolvedPriorityCountsWithoutTheClass) {
+  PodGroup group =
+      MakePodGroup("g").PriorityClass("urgent").Dialect(PodGroupDialect::kKubernetes).Build();
+  group.spec.priority = 700;
+  cache_.UpsertPodGroup(group);
+  EXPECT_EQ(Snap()->jobs[0].priority, 700);
+  cache_.UpsertPriorityClass(MakePriorityClass("urgent", 900));
+  EXPECT_EQ(Snap()->jobs[0].priority, 900);
+}
+
+// Another API's status cannot hold all of Arbiter's (Kubernetes' has no phase): what the
+// scheduler wrote stays until it writes another, whatever the watch shows, and goes with the
+// object.
+TEST_F(ClusterCacheTest, AnotherApisGroupKeepsTheStatusTheSchedulerWrote) {
+  PodGroup group = MakePodGroup("g").MinMember(2).Dialect(PodGroupDialect::kKubernetes).Build();
+  cache_.UpsertPodGroup(group);
+  PodGroupStatus admitted;
+  admitted.phase = PodGroupPhase::kInqueue;
+  admitted.preemption_count = 1;
+  cache_.AssumeGroupStatus("default", "g", admitted, kT0);
+  EXPECT_EQ(cache_.ExpireAssumed(kT0 + std::chrono::hours(1)), 0);
+  group.meta.resource_version = "2";  // the write, as the watch shows it: no phase
+  group.spec.min_member = 3;          // and a new spec
+  cache_.UpsertPodGroup(group);
+  auto snap = Snap();
+  EXPECT_EQ(snap->jobs[0].phase, PodGroupPhase::kInqueue);
+  EXPECT_EQ(snap->jobs[0].group->status.preemption_count, 1);
+  EXPECT_EQ(snap->jobs[0].min_member, 3);
+  // A new object of the same name starts from what its own status says.
+  group.meta.uid = "another";
+  cache_.UpsertPodGroup(group);
+  EXPECT_EQ(Snap()->jobs[0].phase, PodGroupPhase::kPending);
+}
+
+TEST_F(ClusterCacheTest, ArbitersGroupDropsTheAssumedStatusOnceTheWatchShowsIt) {
+  PodGroup group = MakePodGroup("g").MinMember(2).Build();
+  cache_.UpsertPodGroup(group);
+  PodGroupStatus admitted;
+  admitted.phase = PodGroupPhase::kInqueue;
+  cache_.AssumeGroupStatus("default", "g", admitted, kT0);
+  group.spec.min_member = 3;  // a spec change before the write shows: the spec is the new one
+  cache_.UpsertPodGroup(group);
+  EXPECT_EQ(Snap()->jobs[0].phase, PodGroupPhase::kInqueue);
+  EXPECT_EQ(Snap()->jobs[0].min_member, 3);
+  group.status = admitted;
+  cache_.UpsertPodGroup(group);
+  EXPECT_EQ(Snap()->jobs[0].phase, PodGroupPhase::kInqueue);
+  group.status.phase = PodGroupPhase::kPending;  // another writer: the watch is the truth now
+  cache_.UpsertPodGroup(group);
+  EXPECT_EQ(Snap()->jobs[0].phase, PodGroupPhase::kPending);
+}
+
 // --- Priorities ---
 
 TEST_F(ClusterCacheTest, JobPriorityComesFromTheGroupsPriorityClass) {

@@ -30,7 +30,7 @@
 namespace arbiter::controllers {
 
 inline constexpr std::string_view kMinMemberAnnotation = "arbiter.dev/min-member";
-inline constexpr std::string_view kQueueAnnotation = "arbiter.dev/queue";
+inline constexpr std::string_view kQueueAnnotation = kQueueNameKey;
 inline constexpr std::string_view kCreatedByLabel = "arbiter.dev/created-by";
 inline constexpr std::string_view kControllerName = "arbiter-controller";
 

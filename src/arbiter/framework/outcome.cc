@@ -396,7 +396,11 @@ SessionResult BuildResult(const Session& session) {
       queues[q].running += status.phase == PodGroupPhase::kRunning ? 1 : 0;
     }
     if (status != info.group->status) {
-      result.group_updates.push_back({info.namespace_name, info.name, std::move(status)});
+      result.group_updates.push_back({.namespace_name = info.namespace_name,
+                                      .name = info.name,
+                                      .status = std::move(status),
+                                      .dialect = info.group->dialect,
+                                      .min_member = info.min_member});
     }
   }
   for (std::size_t q = 0; q < queue_count; ++q) {

@@ -79,6 +79,10 @@ struct PodGroupUpdate {
   std::string namespace_name;
   std::string name;
   PodGroupStatus status;
+  // The API of the group's object, whose shape the status is written in, and its minMember
+  // (which scheduler-plugins' phases depend on).
+  PodGroupDialect dialect = PodGroupDialect::kArbiter;
+  std::int32_t min_member = 1;
 };
 
 // A Queue's status as this session leaves it (deserved from the proportion plugin; allocated: the

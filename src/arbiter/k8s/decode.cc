@@ -1,5 +1,6 @@
 #include "arbiter/k8s/decode.h"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <optional>
@@ -464,6 +465,15 @@ Status ReadPodSpec(value& v, PodSpec& out) {
     }
     if (key == "schedulerName") return At("schedulerName", ReadString(f, out.scheduler_name));
     if (key == "nodeName") return At("nodeName", ReadString(f, out.node_name));
+    if (key == "schedulingGroup") {
+      if (IsNull(f)) return Status::Ok();
+      return At("schedulingGroup", ReadFields(f, [&](raw_json_string k, value& g) {
+                  if (k == "podGroupName") {
+                    return At("podGroupName", ReadString(g, out.scheduling_group));
+                  }
+                  return Status::Ok();
+                }));
+    }
     if (key == "priority") return At("priority", ReadOptionalInt(f, out.priority));
     if (key == "priorityClassName") {
       return At("priorityClassName", ReadString(f, out.priority_class_name));
@@ -540,6 +550,15 @@ std::string_view KindName(const Lease& /*unused*/) { return "lease"; }
 std::string_view KindName(const Event& /*unused*/) { return "event"; }
 std::string_view KindName(const ResourceQuota& /*unused*/) { return "resourcequota"; }
 std::string_view KindName(const PodGroup& /*unused*/) { return "podgroup"; }
+std::string_view KindName(const KubernetesPodGroup& /*unused*/) {
+  return "podgroup.scheduling.k8s.io";
+}
+std::string_view KindName(const VolcanoPodGroup& /*unused*/) {
+  return "podgroup.scheduling.volcano.sh";
+}
+std::string_view KindName(const SchedulerPluginsPodGroup& /*unused*/) {
+  return "podgroup.scheduling.x-k8s.io";
+}
 std::string_view KindName(const Queue& /*unused*/) { return "queue"; }
 std::string_view KindName(const PodDisruptionBudget& /*unused*/) { return "poddisruptionbudget"; }
 std::string_view KindName(const BatchJob& /*unused*/) { return "batchjob"; }
@@ -794,6 +813,231 @@ Status ReadPodGroupStatus(value& v, PodGroupStatus& out) {
 Status ReadBody(raw_json_string key, value& f, PodGroup& out) {
   if (key == "spec") return At("spec", ReadPodGroupSpec(f, out.spec));
   if (key == "status") return At("status", ReadPodGroupStatus(f, out.status));
+  return Status::Ok();
+}
+
+// ---- PodGroups of other APIs (model/pod_group.h PodGroupDialect) ------------------------------
+
+// minMember of Volcano and scheduler-plugins: 0 (which their schemas allow) asks for no gang,
+// as 1 does.
+Status ReadDialectMinMember(value& f, std::int32_t& out) {
+  ARBITER_RETURN_IF_ERROR(ReadInt32(f, out));
+  if (out < 0) return Here("must not be negative, got " + std::to_string(out));
+  out = std::max(out, 1);
+  return Status::Ok();
+}
+
+// Volcano's phases: Pending, Inqueue, Running, Unknown (some pods run, fewer than minMember:
+// admitted, below its minimum, which Arbiter calls Inqueue) and Completed.
+Status ReadVolcanoPhase(value& f, PodGroupPhase& out) {
+  std::string phase;
+  ARBITER_RETURN_IF_ERROR(ReadString(f, phase));
+  if (phase.empty() || phase == "Pending") {
+    out = PodGroupPhase::kPending;
+  } else if (phase == "Inqueue" || phase == "Unknown") {
+    out = PodGroupPhase::kInqueue;
+  } else if (phase == "Running") {
+    out = PodGroupPhase::kRunning;
+  } else if (phase == "Completed") {
+    out = PodGroupPhase::kCompleted;
+  } else {
+    return Here("unknown phase \"" + phase +
+                "\" (want Pending, Inqueue, Running, Unknown or Completed)");
+  }
+  return Status::Ok();
+}
+
+// scheduler-plugins' phases: Pending, PreScheduling and Scheduling (admitted, being placed),
+// Scheduled and Running (minMember placed), Finished, Failed.
+Status ReadSchedulerPluginsPhase(value& f, PodGroupPhase& out) {
+  std::string phase;
+  ARBITER_RETURN_IF_ERROR(ReadString(f, phase));
+  if (phase.empty() || phase == "Pending") {
+    out = PodGroupPhase::kPending;
+  } else if (phase == "PreScheduling" || phase == "Scheduling") {
+    out = PodGroupPhase::kInqueue;
+  } else if (phase == "Scheduled" || phase == "Running") {
+    out = PodGroupPhase::kRunning;
+  } else if (phase == "Finished") {
+    out = PodGroupPhase::kCompleted;
+  } else if (phase == "Failed") {
+    out = PodGroupPhase::kFailed;
+  } else {
+    return Here("unknown phase \"" + phase +
+                "\" (want Pending, PreScheduling, Scheduling, Scheduled, Running, Finished or "
+                "Failed)");
+  }
+  return Status::Ok();
+}
+
+template <PodGroupDialect D>
+std::string_view KindName(const DialectPodGroupMeta<D>& /*unused*/) {
+  return KindName(DialectPodGroup<D>());
+}
+template <PodGroupDialect D>
+Status ReadBody(raw_json_string /*key*/, value& /*f*/, DialectPodGroupMeta<D>& /*out*/) {
+  return Status::Ok();
+}
+
+Status ReadBody(raw_json_string key, value& f, VolcanoPodGroup& out) {
+  if (key == "spec") {
+    return At("spec", ReadFields(f, [&](raw_json_string k, value& g) {
+                if (k == "minMember") {
+                  return At("minMember", ReadDialectMinMember(g, out.spec.min_member));
+                }
+                if (k == "queue") {
+                  ARBITER_RETURN_IF_ERROR(At("queue", ReadString(g, out.spec.queue)));
+                  if (out.spec.queue.empty()) out.spec.queue = kDefaultQueueName;
+                  return Status::Ok();
+                }
+                if (k == "priorityClassName") {
+                  return At("priorityClassName", ReadString(g, out.spec.priority_class_name));
+                }
+                if (k == "minResources") {
+                  return At("minResources", ReadResourceList(g, out.spec.min_resources));
+                }
+                if (k == "minTaskMember") {
+                  return At("minTaskMember", ReadMap(g, [&](std::string_view task, value& item) {
+                              std::int32_t n = 0;
+                              ARBITER_RETURN_IF_ERROR(ReadInt32(item, n));
+                              if (n < 0) {
+                                return Here("must not be negative, got " + std::to_string(n));
+                              }
+                              out.spec.min_task_member.insert_or_assign(std::string(task), n);
+                              return Status::Ok();
+                            }));
+                }
+                return Status::Ok();
+              }));
+  }
+  if (key == "status") {
+    return At("status", ReadFields(f, [&](raw_json_string k, value& g) {
+                if (k == "phase") return At("phase", ReadVolcanoPhase(g, out.status.phase));
+                if (k == "running") return At("running", ReadInt32(g, out.status.running));
+                if (k == "succeeded") return At("succeeded", ReadInt32(g, out.status.succeeded));
+                if (k == "failed") return At("failed", ReadInt32(g, out.status.failed));
+                if (k == "conditions") {
+                  return At("conditions", ReadConditions(g, out.status.conditions));
+                }
+                return Status::Ok();
+              }));
+  }
+  return Status::Ok();
+}
+
+Status ReadBody(raw_json_string key, value& f, SchedulerPluginsPodGroup& out) {
+  if (key == "spec") {
+    return At(
+        "spec", ReadFields(f, [&](raw_json_string k, value& g) {
+          if (k == "minMember") {
+            return At("minMember", ReadDialectMinMember(g, out.spec.min_member));
+          }
+          if (k == "minResources") {
+            return At("minResources", ReadResourceList(g, out.spec.min_resources));
+          }
+          if (k == "scheduleTimeoutSeconds") {
+            ARBITER_RETURN_IF_ERROR(At("scheduleTimeoutSeconds",
+                                       ReadOptionalInt(g, out.spec.schedule_timeout_seconds)));
+            if (out.spec.schedule_timeout_seconds.value_or(0) < 0) {
+              return At("scheduleTimeoutSeconds", Here("must not be negative"));
+            }
+            return Status::Ok();
+          }
+          return Status::Ok();
+        }));
+  }
+  if (key == "status") {
+    return At("status", ReadFields(f, [&](raw_json_string k, value& g) {
+                if (k == "phase") {
+                  return At("phase", ReadSchedulerPluginsPhase(g, out.status.phase));
+                }
+                if (k == "running") return At("running", ReadInt32(g, out.status.running));
+                if (k == "succeeded") return At("succeeded", ReadInt32(g, out.status.succeeded));
+                if (k == "failed") return At("failed", ReadInt32(g, out.status.failed));
+                return Status::Ok();
+              }));
+  }
+  return Status::Ok();
+}
+
+// Kubernetes' PodGroup: spec.schedulingPolicy is either `basic` (no gang: minimum 1) or
+// `gang.minCount`; status has conditions only, so the phase is read from PodGroupScheduled
+// (True: placed, which Arbiter calls Running; else Pending).
+Status ReadBody(raw_json_string key, value& f, KubernetesPodGroup& out) {
+  if (key == "spec") {
+    return At("spec", ReadFields(f, [&](raw_json_string k, value& g) {
+                if (k == "schedulingPolicy") {
+                  return At("schedulingPolicy", ReadFields(g, [&](raw_json_string p, value& h) {
+                              if (p != "gang" || IsNull(h)) return Status::Ok();
+                              return At("gang", ReadFields(h, [&](raw_json_string q, value& m) {
+                                          if (q != "minCount") return Status::Ok();
+                                          ARBITER_RETURN_IF_ERROR(
+                                              At("minCount", ReadInt32(m, out.spec.min_member)));
+                                          if (out.spec.min_member < 1) {
+                                            return At("minCount",
+                                                      Here("must be at least 1, got " +
+                                                           std::to_string(out.spec.min_member)));
+                                          }
+                                          return Status::Ok();
+                                        }));
+                            }));
+                }
+                if (k == "priorityClassName") {
+                  return At("priorityClassName", ReadString(g, out.spec.priority_class_name));
+                }
+                if (k == "priority") return At("priority", ReadOptionalInt(g, out.spec.priority));
+                return Status::Ok();
+              }));
+  }
+  if (key == "status") {
+    return At("status", ReadFields(f, [&](raw_json_string k, value& g) {
+                if (k != "conditions") return Status::Ok();
+                std::vector<Condition> conditions;
+                ARBITER_RETURN_IF_ERROR(At("conditions", ReadConditions(g, conditions)));
+                // In Arbiter's words: PodGroupScheduled True is Scheduled, False with reason
+                // Unschedulable is Unschedulable; DisruptionTarget is Preempted.
+                for (Condition& c : conditions) {
+                  if (c.type == "PodGroupScheduled" && c.IsTrue()) {
+                    out.status.phase = PodGroupPhase::kRunning;
+                    c.type = "Scheduled";
+                  } else if (c.type == "PodGroupScheduled" && c.reason == "Unschedulable") {
+                    c.type = "Unschedulable";
+                    c.status = "True";
+                  } else if (c.type == "DisruptionTarget") {
+                    c.type = "Preempted";
+                  } else {
+                    continue;
+                  }
+                  out.status.conditions.push_back(std::move(c));
+                }
+                return Status::Ok();
+              }));
+  }
+  return Status::Ok();
+}
+
+// After the whole object is read: what depends on more than one field.
+template <typename T>
+Status FinishDecode(T& /*unused*/) {
+  return Status::Ok();
+}
+// Kubernetes' and scheduler-plugins' PodGroups have no queue field: the label or annotation
+// arbiter.dev/queue names it (the label first), "default" without either.
+void QueueFromMeta(PodGroup& out) {
+  const std::string key(kQueueNameKey);
+  for (const Labels* where : {&out.meta.labels, &out.meta.annotations}) {
+    if (auto it = where->find(key); it != where->end() && !it->second.empty()) {
+      out.spec.queue = it->second;
+      return;
+    }
+  }
+}
+Status FinishDecode(KubernetesPodGroup& out) {
+  QueueFromMeta(out);
+  return Status::Ok();
+}
+Status FinishDecode(SchedulerPluginsPodGroup& out) {
+  QueueFromMeta(out);
   return Status::Ok();
 }
 
@@ -1213,6 +1457,7 @@ StatusOr<T> DecodeTop(value v, bool require_name) {
   if (first.ok() && require_name && out.meta.name.empty()) {
     first = InvalidArgumentError("metadata.name: missing");
   }
+  if (first.ok()) first = FinishDecode(out);
   if (!first.ok()) return Named(out, first);
   return out;
 }
@@ -1265,6 +1510,15 @@ StatusOr<ResourceQuota> DecodeResourceQuota(value json_value) {
 }
 StatusOr<PodGroup> DecodePodGroup(value json_value) {
   return DecodeTop<PodGroup>(json_value, true);
+}
+StatusOr<KubernetesPodGroup> DecodeKubernetesPodGroup(value json_value) {
+  return DecodeTop<KubernetesPodGroup>(json_value, true);
+}
+StatusOr<VolcanoPodGroup> DecodeVolcanoPodGroup(value json_value) {
+  return DecodeTop<VolcanoPodGroup>(json_value, true);
+}
+StatusOr<SchedulerPluginsPodGroup> DecodeSchedulerPluginsPodGroup(value json_value) {
+  return DecodeTop<SchedulerPluginsPodGroup>(json_value, true);
 }
 StatusOr<Queue> DecodeQueue(value json_value) { return DecodeTop<Queue>(json_value, true); }
 StatusOr<PodDisruptionBudget> DecodePodDisruptionBudget(value json_value) {
@@ -1517,6 +1771,12 @@ ARBITER_K8S_INSTANTIATE_DECODERS(Lease);
 ARBITER_K8S_INSTANTIATE_DECODERS(Event);
 ARBITER_K8S_INSTANTIATE_DECODERS(ResourceQuota);
 ARBITER_K8S_INSTANTIATE_DECODERS(PodGroup);
+ARBITER_K8S_INSTANTIATE_DECODERS(KubernetesPodGroup);
+ARBITER_K8S_INSTANTIATE_DECODERS(VolcanoPodGroup);
+ARBITER_K8S_INSTANTIATE_DECODERS(SchedulerPluginsPodGroup);
+ARBITER_K8S_INSTANTIATE_DECODERS(DialectPodGroupMeta<PodGroupDialect::kKubernetes>);
+ARBITER_K8S_INSTANTIATE_DECODERS(DialectPodGroupMeta<PodGroupDialect::kVolcano>);
+ARBITER_K8S_INSTANTIATE_DECODERS(DialectPodGroupMeta<PodGroupDialect::kSchedulerPlugins>);
 ARBITER_K8S_INSTANTIATE_DECODERS(Queue);
 ARBITER_K8S_INSTANTIATE_DECODERS(PodDisruptionBudget);
 ARBITER_K8S_INSTANTIATE_DECODERS(BatchJob);

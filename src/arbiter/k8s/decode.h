@@ -57,6 +57,12 @@ StatusOr<Lease> DecodeLease(simdjson::ondemand::value json_value);
 StatusOr<Event> DecodeEvent(simdjson::ondemand::value json_value);
 StatusOr<ResourceQuota> DecodeResourceQuota(simdjson::ondemand::value json_value);
 StatusOr<PodGroup> DecodePodGroup(simdjson::ondemand::value json_value);
+// PodGroups of the gang APIs of Kubernetes, Volcano and scheduler-plugins, into the same model
+// (model/pod_group.h PodGroupDialect says what each field becomes).
+StatusOr<KubernetesPodGroup> DecodeKubernetesPodGroup(simdjson::ondemand::value json_value);
+StatusOr<VolcanoPodGroup> DecodeVolcanoPodGroup(simdjson::ondemand::value json_value);
+StatusOr<SchedulerPluginsPodGroup> DecodeSchedulerPluginsPodGroup(
+    simdjson::ondemand::value json_value);
 StatusOr<Queue> DecodeQueue(simdjson::ondemand::value json_value);
 StatusOr<PodDisruptionBudget> DecodePodDisruptionBudget(simdjson::ondemand::value json_value);
 StatusOr<BatchJob> DecodeBatchJob(simdjson::ondemand::value json_value);

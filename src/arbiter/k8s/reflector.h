@@ -9,7 +9,9 @@
 //   3. a watch that ends normally (the server's timeout) resumes from the last resourceVersion
 //      without a LIST; "410 Gone" (an HTTP status or an ERROR event: the version was compacted
 //      away) forces a fresh LIST; other failures back off exponentially with jitter;
-//   4. a malformed object is skipped with an error naming it, and never stops the stream.
+//   4. a malformed object is skipped with an error naming it, and never stops the stream;
+//   5. an optional API (a CRD that may not be installed) that answers 404 is an empty list,
+//      looked for again every ListWatchOptions::absent_recheck.
 //
 // Handlers run on the Run() thread, one at a time, in the order the API server sent the events,
 // so the events of one object arrive in order. HasSynced() turns true after the first complete
@@ -51,6 +53,11 @@ struct ListWatchOptions {
   int page_size = 500;
   std::chrono::seconds min_watch_timeout{300};  // each watch lasts a random time in [min, 2*min)
   std::uint64_t seed = 1;                       // that randomness, and the backoff's
+  // The API may not be served (a CRD not installed, an alpha API not enabled): a LIST answered
+  // 404 then counts as an empty list (synced, and what was stored is deleted), and the LIST is
+  // tried again every `absent_recheck` until the API appears.
+  bool optional = false;
+  std::chrono::seconds absent_recheck{30};
 };
 
 template <typename T>
@@ -61,6 +68,9 @@ struct ReflectorHandlers {
   std::function<void(const T&)> on_delete = [](const T&) {};
   // A skipped object or a failed request, for logs and metrics.
   std::function<void(const Status&)> on_error = [](const Status&) {};
+  // An optional API was found served (true) or not served (false): on the first LIST, then on
+  // each change.
+  std::function<void(bool served)> on_served = [](bool) {};
 };
 
 template <typename T>
@@ -110,6 +120,12 @@ class Reflector {
   enum class WatchEnd : std::uint8_t { kResume, kRelist, kBackoff, kStopped };
 
   Status ListAll();
+  Status NotServed(const HttpRequest& request, const HttpResponse& response);
+  void SetServed(bool served) {
+    if (served_ == served) return;
+    served_ = served;
+    handlers_.on_served(served);
+  }
   WatchEnd WatchOnce();
   void Upsert(T object);
   void Remove(const T& object);
@@ -136,6 +152,7 @@ class Reflector {
   std::atomic<bool> synced_{false};
   std::atomic<int> lists_{0};
   std::atomic<int> watches_{0};
+  std::optional<bool> served_;  // optional APIs: as last seen (Run() thread only)
 };
 
 // ---- implementation ----
@@ -228,6 +245,7 @@ Status Reflector<T>::ListAll() {
       continue_token.clear();
       continue;
     }
+    if (response.status == 404 && options_.optional) return NotServed(request, response);
     if (response.status != 200) return StatusFromResponse(request, response);
     simdjson::padded_string json(response.body);
     ARBITER_ASSIGN_OR_RETURN(ObjectList<T> page, DecodeList<T>(parser_, json));
@@ -261,7 +279,25 @@ Status Reflector<T>::ListAll() {
   }
   ++lists_;
   synced_ = true;
+  if (options_.optional) SetServed(true);
   return Status::Ok();
+}
+
+// An optional API that is not served: its objects are gone (an uninstalled CRD takes them along),
+// and that is all there is to sync.
+template <typename T>
+Status Reflector<T>::NotServed(const HttpRequest& request, const HttpResponse& response) {
+  std::vector<T> vanished;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [key, object] : store_) vanished.push_back(object);
+    resource_version_.clear();
+  }
+  for (const T& object : vanished) Remove(object);
+  ++lists_;
+  synced_ = true;
+  SetServed(false);
+  return StatusFromResponse(request, response);
 }
 
 template <typename T>
@@ -334,6 +370,7 @@ typename Reflector<T>::WatchEnd Reflector<T>::WatchOnce() {
     return WatchEnd::kBackoff;
   }
   if (*status == 410) return WatchEnd::kRelist;
+  if (*status == 404 && options_.optional) return WatchEnd::kRelist;  // the API went away
   if (*status != 200) {
     // The body (a Status) went through the line handler; a non-JSON one was reported there.
     handlers_.on_error(
@@ -350,6 +387,10 @@ void Reflector<T>::Run() {
   while (!stop_) {
     if (need_list) {
       Status listed = ListAll();
+      if (!listed.ok() && options_.optional && served_ == false && !stop_) {
+        Pause(options_.absent_recheck);
+        continue;
+      }
       if (!listed.ok()) {
         if (stop_) break;
         handlers_.on_error(listed);

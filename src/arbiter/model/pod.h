@@ -104,6 +104,9 @@ struct PodSpec {
   // The kubelet stops the pod this long after it started: an upper bound of its run time, which
   // start-time estimates use (sim/run_time.h).
   std::optional<std::int64_t> active_deadline_seconds;
+  // spec.schedulingGroup.podGroupName: the scheduling.k8s.io PodGroup the pod belongs to
+  // (Kubernetes' own gang API, alpha in 1.36); empty when it names none.
+  std::string scheduling_group;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
 

@@ -8,6 +8,7 @@ std::string PodGroupNameOf(const Pod& pod) {
       it != labels.end() && !it->second.empty()) {
     return it->second;
   }
+  if (!pod.spec.scheduling_group.empty()) return pod.spec.scheduling_group;
   const Labels& annotations = pod.meta.annotations;
   if (auto it = annotations.find(std::string(kVolcanoGroupAnnotation));
       it != annotations.end() && !it->second.empty()) {
@@ -18,6 +19,30 @@ std::string PodGroupNameOf(const Pod& pod) {
     return it->second;
   }
   return {};
+}
+
+std::string_view PodGroupApiVersion(PodGroupDialect dialect) {
+  switch (dialect) {
+    case PodGroupDialect::kArbiter:
+      return "arbiter.dev/v1alpha1";
+    case PodGroupDialect::kKubernetes:
+      return "scheduling.k8s.io/v1alpha2";
+    case PodGroupDialect::kVolcano:
+      return "scheduling.volcano.sh/v1beta1";
+    case PodGroupDialect::kSchedulerPlugins:
+      return "scheduling.x-k8s.io/v1alpha1";
+  }
+  return "?";
+}
+
+std::string PodGroupCollectionPath(PodGroupDialect dialect) {
+  return "/apis/" + std::string(PodGroupApiVersion(dialect)) + "/podgroups";
+}
+
+std::string PodGroupObjectPath(PodGroupDialect dialect, std::string_view namespace_name,
+                               std::string_view name) {
+  return "/apis/" + std::string(PodGroupApiVersion(dialect)) + "/namespaces/" +
+         std::string(namespace_name) + "/podgroups/" + std::string(name);
 }
 
 std::string_view PodGroupPhaseName(PodGroupPhase phase) {

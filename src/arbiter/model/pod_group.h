@@ -23,15 +23,39 @@ namespace arbiter {
 
 inline constexpr std::string_view kDefaultQueueName = "default";
 
-// The label that puts a pod into a group, the two ecosystem conventions also understood
+// The label that puts a pod into a group, the ecosystem conventions also understood
 // (ARCHITECTURE.md §2), and the label naming a pod's task inside its job.
 inline constexpr std::string_view kPodGroupLabel = "arbiter.dev/pod-group";
 inline constexpr std::string_view kVolcanoGroupAnnotation = "scheduling.k8s.io/group-name";
 inline constexpr std::string_view kSchedulerPluginsGroupLabel = "scheduling.x-k8s.io/pod-group";
 inline constexpr std::string_view kTaskLabel = "arbiter.dev/task";
 
-// The group a pod names, by the precedence above; empty when it names none.
+// The group a pod names: the label arbiter.dev/pod-group, else spec.schedulingGroup, else the
+// Volcano annotation, else the scheduler-plugins label; empty when it names none. A group's name
+// is all that links pods to it, whichever API the group is an object of.
 std::string PodGroupNameOf(const Pod& pod);
+
+// The API a PodGroup object was read from: Arbiter's own, or the gang API of Kubernetes
+// (scheduling.k8s.io/v1alpha2), Volcano (scheduling.volcano.sh/v1beta1) or scheduler-plugins
+// (scheduling.x-k8s.io/v1alpha1), which workloads and their controllers already write. The
+// scheduler reads each into the same model and writes its status back in that API's shape.
+// When objects of several APIs share a namespace and name, the one first in this order is the
+// group (Arbiter's first: a user who made one meant it).
+enum class PodGroupDialect : std::uint8_t { kArbiter, kKubernetes, kVolcano, kSchedulerPlugins };
+inline constexpr std::size_t kPodGroupDialects = 4;
+
+// The API's group/version, e.g. "scheduling.volcano.sh/v1beta1".
+std::string_view PodGroupApiVersion(PodGroupDialect dialect);
+// The collection of its PodGroups in every namespace, e.g.
+// "/apis/scheduling.volcano.sh/v1beta1/podgroups".
+std::string PodGroupCollectionPath(PodGroupDialect dialect);
+// One PodGroup object: ".../namespaces/NS/podgroups/NAME".
+std::string PodGroupObjectPath(PodGroupDialect dialect, std::string_view namespace_name,
+                               std::string_view name);
+
+// The label or annotation that names the queue of a PodGroup whose API has no queue field
+// (Kubernetes', scheduler-plugins'); also what arbiter-controller reads on pods.
+inline constexpr std::string_view kQueueNameKey = "arbiter.dev/queue";
 
 enum class PodGroupPhase : std::uint8_t { kPending, kInqueue, kRunning, kCompleted, kFailed };
 
@@ -44,6 +68,12 @@ struct PodGroupSpec {
   std::string priority_class_name;
   ResourceList min_resources;
   std::map<std::string, std::int32_t> min_task_member;  // task name -> minimum, each >= 0
+  // scheduler-plugins' scheduleTimeoutSeconds: how long its scheduler holds a partly placed gang.
+  // Arbiter never holds a partly placed gang (a gang is placed whole in one session or not at
+  // all), so it is kept only to be shown.
+  std::optional<std::int32_t> schedule_timeout_seconds;
+  // Kubernetes' spec.priority: the priority its admission resolved from priorityClassName.
+  std::optional<std::int32_t> priority;
   friend bool operator==(const PodGroupSpec&, const PodGroupSpec&) = default;
 };
 
@@ -144,7 +174,26 @@ struct PodGroup {
   ObjectMeta meta;
   PodGroupSpec spec;
   PodGroupStatus status;
+  PodGroupDialect dialect = PodGroupDialect::kArbiter;
   friend bool operator==(const PodGroup&, const PodGroup&) = default;
+};
+
+// A PodGroup of another API, as its own type so that decoders and watches tell them apart
+// (k8s/decode.h); it is a PodGroup with `dialect` set.
+template <PodGroupDialect D>
+struct DialectPodGroup : PodGroup {
+  DialectPodGroup() { dialect = D; }
+};
+using KubernetesPodGroup = DialectPodGroup<PodGroupDialect::kKubernetes>;
+using VolcanoPodGroup = DialectPodGroup<PodGroupDialect::kVolcano>;
+using SchedulerPluginsPodGroup = DialectPodGroup<PodGroupDialect::kSchedulerPlugins>;
+
+// Only the metadata of another API's PodGroup: that it exists, which is all arbiter-controller
+// needs (a pod naming it needs no group of Arbiter's), and which holds even for an object whose
+// spec the scheduler cannot read.
+template <PodGroupDialect D>
+struct DialectPodGroupMeta {
+  ObjectMeta meta;
 };
 
 }  // namespace arbiter

@@ -258,10 +258,15 @@ void ControllerRuntime::AddWatches() {
 
   const auto add = [this]<typename T>(std::string path, std::uint64_t seed,
                                       k8s::ReflectorHandlers<T> handlers,
-                                      std::string label_selector = {}) {
+                                      std::string label_selector = {}, bool optional = false) {
     k8s::ListWatchOptions list_watch;
     std::string kind = path.substr(path.rfind('/') + 1);
+    // Another API group than ours or the core's: named with it (podgroups.scheduling.k8s.io).
+    if (path.starts_with("/apis/") && !path.starts_with("/apis/arbiter.dev/")) {
+      kind += "." + path.substr(6, path.find('/', 6) - 6);
+    }
     list_watch.path = std::move(path);
+    list_watch.optional = optional;
     list_watch.label_selector = std::move(label_selector);
     list_watch.page_size = options_.page_size;
     list_watch.seed = seed;
@@ -281,6 +286,32 @@ void ControllerRuntime::AddWatches() {
   add("/api/v1/pods", 11, std::move(pods));
   add("/apis/arbiter.dev/v1alpha1/podgroups", 12, std::move(groups));
   add("/apis/arbiter.dev/v1alpha1/batchjobs", 13, std::move(jobs));
+  // Groups of other APIs (while served): pods that name one need no group of ours.
+  // Only their metadata: one the scheduler cannot read still exists (and keeps its pods waiting
+  // with the error, rather than given a group of ours).
+  const auto foreign = [this]<typename T>(T /*dialect*/) {
+    k8s::ReflectorHandlers<T> h;
+    h.on_add = [this](const T& group) {
+      std::lock_guard lock(store_mu_);
+      ++foreign_groups_[group.meta.Key()];
+    };
+    h.on_delete = [this](const T& group) {
+      {
+        std::lock_guard lock(store_mu_);
+        auto it = foreign_groups_.find(group.meta.Key());
+        if (it != foreign_groups_.end() && --it->second <= 0) foreign_groups_.erase(it);
+      }
+      Kick();  // its pods may need a group of ours now
+    };
+    h.on_error = [](const Status& s) { ARBITER_LOG(kWarning) << "watch podgroups: " << s; };
+    return h;
+  };
+  add(PodGroupCollectionPath(PodGroupDialect::kKubernetes), 18,
+      foreign(DialectPodGroupMeta<PodGroupDialect::kKubernetes>()), {}, true);
+  add(PodGroupCollectionPath(PodGroupDialect::kVolcano), 19,
+      foreign(DialectPodGroupMeta<PodGroupDialect::kVolcano>()), {}, true);
+  add(PodGroupCollectionPath(PodGroupDialect::kSchedulerPlugins), 20,
+      foreign(DialectPodGroupMeta<PodGroupDialect::kSchedulerPlugins>()), {}, true);
   add("/apis/arbiter.dev/v1alpha1/queues", 14, keeper(queues_, "queues"));
   add("/api/v1/namespaces", 15, keeper(namespaces_, "namespaces"));
   add("/api/v1/nodes", 16, keeper(nodes_, "nodes"));
@@ -449,6 +480,7 @@ void ControllerRuntime::UpkeepPodGroups() {
     pods.reserve(pods_.size());
     for (const auto& [uid, pod] : pods_) pods.push_back(pod);
     for (const auto& [key, group] : groups_) existing.insert(key);
+    for (const auto& [key, count] : foreign_groups_) existing.insert(key);
     for (const auto& [key, when] : created_) existing.insert(key);
   }
   std::vector<const Pod*> pointers;
@@ -462,6 +494,9 @@ void ControllerRuntime::UpkeepPodGroups() {
     }
   }
   for (const PodGroup& group : plan.create) {
+    // Another API's group of that name may exist that the watches do not know yet (its CRD was
+    // installed less than a recheck ago): asked once, before a group of ours would shadow it.
+    if (ForeignGroupExists(group.meta.namespace_name, group.meta.name)) continue;
     StatusOr<std::string> created = api_.Create(
         "/apis/arbiter.dev/v1alpha1/namespaces/" + group.meta.namespace_name + "/podgroups",
         PodGroupCreateJson(group));
@@ -479,6 +514,27 @@ void ControllerRuntime::UpkeepPodGroups() {
     std::lock_guard lock(store_mu_);
     created_[group.meta.Key()] = clock_.MonotonicNow();
   }
+}
+
+bool ControllerRuntime::ForeignGroupExists(const std::string& namespace_name,
+                                           const std::string& name) {
+  for (PodGroupDialect dialect : {PodGroupDialect::kKubernetes, PodGroupDialect::kVolcano,
+                                  PodGroupDialect::kSchedulerPlugins}) {
+    StatusOr<std::string> got = api_.Get(PodGroupObjectPath(dialect, namespace_name, name));
+    if (got.ok()) {
+      ARBITER_VLOG(2) << "podgroup " << namespace_name << "/" << name << " is one of "
+                      << PodGroupApiVersion(dialect) << ": none of ours is made for it";
+      std::lock_guard lock(store_mu_);
+      std::string key = namespace_name;
+      key += '/';
+      key += name;
+      created_[key] = clock_.MonotonicNow();  // not asked again soon
+      return true;
+    }
+    // 404: no such object, or the API is not served. Anything else: not known, so not made now.
+    if (got.status().code() != StatusCode::kNotFound) return true;
+  }
+  return false;
 }
 
 void ControllerRuntime::SyncBatchJobs() {

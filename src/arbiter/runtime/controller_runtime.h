@@ -150,6 +150,9 @@ class ControllerRuntime {
   bool WaitForTurn();
   void Reconcile();
   void UpkeepPodGroups();
+  // Whether a PodGroup of another API has this namespace/name (a GET of each; true too when
+  // that cannot be known now).
+  bool ForeignGroupExists(const std::string& namespace_name, const std::string& name);
   void SyncBatchJobs();
   void SyncQueueQuotas();
   // Makes or reads the serving certificate and binds the webhook's port.
@@ -199,6 +202,7 @@ class ControllerRuntime {
   mutable std::mutex store_mu_;
   std::map<std::string, Pod> pods_;
   std::map<std::string, PodGroup> groups_;
+  std::map<std::string, int> foreign_groups_;  // other APIs' PodGroups: objects by ns/name
   std::map<std::string, BatchJob> jobs_;
   std::map<std::string, std::vector<controllers::GonePod>> gone_;
   // Writes of ours not yet seen by the watch, and when they were made: groups and pods created

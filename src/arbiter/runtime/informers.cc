@@ -52,6 +52,9 @@ Informers::Informers(k8s::HttpTransport& transport, ClusterCache& cache, Informe
   };
   groups.on_delete = [this](const PodGroup& group) { cache_.DeletePodGroup(group); };
   Add<PodGroup>("podgroups", "/apis/arbiter.dev/v1alpha1/podgroups", 5, std::move(groups));
+  AddDialect<KubernetesPodGroup>("podgroups.scheduling.k8s.io", 9);
+  AddDialect<VolcanoPodGroup>("podgroups.scheduling.volcano.sh", 10);
+  AddDialect<SchedulerPluginsPodGroup>("podgroups.scheduling.x-k8s.io", 11);
 
   k8s::ReflectorHandlers<Queue> queues;
   queues.on_add = [this](const Queue& queue) { cache_.UpsertQueue(queue); };
@@ -84,12 +87,38 @@ Informers::Informers(k8s::HttpTransport& transport, ClusterCache& cache, Informe
 
 Informers::~Informers() { Stop(); }
 
+// Another API's PodGroups, watched only while that API is served (its CRD installed, or the
+// Kubernetes alpha API enabled): the same handlers as Arbiter's own.
+template <typename T>
+void Informers::AddDialect(std::string kind, std::uint64_t seed) {
+  const PodGroupDialect dialect = T().dialect;
+  k8s::ReflectorHandlers<T> groups;
+  groups.on_add = [this](const T& group) {
+    cache_.UpsertPodGroup(group);
+    options_.on_new_work();
+  };
+  groups.on_update = [this](const T& /*old*/, const T& group) { cache_.UpsertPodGroup(group); };
+  groups.on_delete = [this](const T& group) { cache_.DeletePodGroup(group); };
+  groups.on_served = [kind, dialect](bool served) {
+    if (served) {
+      ARBITER_LOG(kInfo) << "watching " << kind << ": API " << PodGroupApiVersion(dialect)
+                         << " is served";
+    } else {
+      ARBITER_LOG(kInfo) << "not watching " << kind << ": API " << PodGroupApiVersion(dialect)
+                         << " is not served (looked for again every 30s)";
+    }
+  };
+  Add<T>(std::move(kind), PodGroupCollectionPath(dialect), seed, std::move(groups), {},
+         /*optional=*/true);
+}
+
 template <typename T>
 void Informers::Add(std::string kind, std::string path, std::uint64_t seed,
-                    k8s::ReflectorHandlers<T> handlers, std::string label_selector) {
+                    k8s::ReflectorHandlers<T> handlers, std::string label_selector, bool optional) {
   handlers.on_error = [this, kind](const Status& status) { OnError(kind, status); };
   k8s::ListWatchOptions list_watch;
   list_watch.path = std::move(path);
+  list_watch.optional = optional;
   list_watch.label_selector = std::move(label_selector);
   list_watch.page_size = options_.page_size;
   list_watch.seed = seed;

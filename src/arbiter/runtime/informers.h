@@ -6,6 +6,10 @@
 //   namespaces      /api/v1/namespaces (labels, for queues' namespaceSelector)
 //   priorityclasses /apis/scheduling.k8s.io/v1/priorityclasses
 //   podgroups       /apis/arbiter.dev/v1alpha1/podgroups
+//   podgroups of other APIs, while they are served (model/pod_group.h PodGroupDialect):
+//                   /apis/scheduling.k8s.io/v1alpha2/podgroups (Kubernetes' gang API),
+//                   /apis/scheduling.volcano.sh/v1beta1/podgroups (Volcano),
+//                   /apis/scheduling.x-k8s.io/v1alpha1/podgroups (scheduler-plugins)
 //   queues          /apis/arbiter.dev/v1alpha1/queues
 //   poddisruptionbudgets /apis/policy/v1/poddisruptionbudgets (which victims an eviction would
 //                   violate a budget for: preemption chooses them last)
@@ -84,7 +88,9 @@ class Informers {
 
   template <typename T>
   void Add(std::string kind, std::string path, std::uint64_t seed, k8s::ReflectorHandlers<T> h,
-           std::string label_selector = {});
+           std::string label_selector = {}, bool optional = false);
+  template <typename T>
+  void AddDialect(std::string kind, std::uint64_t seed);
   void OnError(const std::string& kind, const Status& status);
   bool IsNewWorkPod(const Pod& pod) const;
 

@@ -135,15 +135,133 @@ StatusOr<std::string> ReplaceQueueStatus(const std::string& object_json,
 
 std::string PodGroupStatusJson(const PodGroupStatus& status) { return Dump(StatusObject(status)); }
 
+namespace {
+
+std::string_view VolcanoPhase(PodGroupPhase phase) {
+  switch (phase) {
+    case PodGroupPhase::kPending:
+      return "Pending";
+    case PodGroupPhase::kInqueue:
+      return "Inqueue";
+    case PodGroupPhase::kRunning:
+      return "Running";
+    case PodGroupPhase::kCompleted:
+    case PodGroupPhase::kFailed:
+      return "Completed";
+  }
+  return "Pending";
+}
+
+std::string_view SchedulerPluginsPhase(const PodGroupStatus& status, std::int32_t min_member) {
+  switch (status.phase) {
+    case PodGroupPhase::kPending:
+      return "Pending";
+    case PodGroupPhase::kInqueue:
+      return "Scheduling";
+    case PodGroupPhase::kRunning:
+      return status.running >= min_member ? "Running" : "Scheduled";
+    case PodGroupPhase::kCompleted:
+      return "Finished";
+    case PodGroupPhase::kFailed:
+      return "Failed";
+  }
+  return "Pending";
+}
+
+// A metav1.Condition (every field required but observedGeneration), set into `conditions` by
+// type as apimachinery's SetStatusCondition does: the transition time changes only with the
+// status.
+void SetMetaCondition(nlohmann::json& conditions, const std::string& type,
+                      const std::string& status, const std::string& reason,
+                      const std::string& message, Clock::WallTime when, std::int64_t generation) {
+  nlohmann::json wanted = {
+      {"type", type},
+      {"status", status},
+      {"reason", TruncateUtf8(reason, kMaxConditionReason)},
+      {"message", TruncateUtf8(message, kMaxConditionMessage)},
+      {"lastTransitionTime", FormatRfc3339(when)},
+      {"observedGeneration", generation},
+  };
+  for (nlohmann::json& c : conditions) {
+    if (!c.is_object() || c.value("type", "") != type) continue;
+    if (c.value("status", "") == status && c.contains("lastTransitionTime")) {
+      wanted["lastTransitionTime"] = c["lastTransitionTime"];
+    }
+    c = std::move(wanted);
+    return;
+  }
+  conditions.push_back(std::move(wanted));
+}
+
+nlohmann::json KubernetesStatus(nlohmann::json merged, const PodGroupStatus& status,
+                                std::int64_t generation) {
+  nlohmann::json conditions = merged.value("conditions", nlohmann::json::array());
+  if (!conditions.is_array()) conditions = nlohmann::json::array();
+  const auto time_of = [](const Condition& c) {
+    return c.last_transition_time.value_or(Clock::WallTime{});
+  };
+  const Condition* scheduled = FindCondition(status.conditions, "Scheduled");
+  const Condition* unschedulable = FindCondition(status.conditions, "Unschedulable");
+  bool was_scheduled = false;
+  for (const nlohmann::json& c : conditions) {
+    was_scheduled = was_scheduled || (c.is_object() && c.value("type", "") == "PodGroupScheduled" &&
+                                      c.value("status", "") == "True");
+  }
+  if (scheduled != nullptr && scheduled->IsTrue()) {
+    SetMetaCondition(conditions, "PodGroupScheduled", "True", "Scheduled", scheduled->message,
+                     time_of(*scheduled), generation);
+  } else if (unschedulable != nullptr && unschedulable->IsTrue() && !was_scheduled) {
+    SetMetaCondition(conditions, "PodGroupScheduled", "False", "Unschedulable",
+                     unschedulable->reason + ": " + unschedulable->message, time_of(*unschedulable),
+                     generation);
+  }
+  if (const Condition* preempted = FindCondition(status.conditions, "Preempted");
+      preempted != nullptr && preempted->IsTrue()) {
+    SetMetaCondition(conditions, "DisruptionTarget", "True", "PreemptionByScheduler",
+                     preempted->message, time_of(*preempted), generation);
+  }
+  if (!conditions.empty()) merged["conditions"] = std::move(conditions);
+  return merged;
+}
+
+}  // namespace
+
 StatusOr<std::string> ReplacePodGroupStatus(const std::string& object_json,
-                                            const PodGroupStatus& status) {
+                                            const PodGroupStatus& status, PodGroupDialect dialect,
+                                            std::int32_t min_member) {
   nlohmann::json object = nlohmann::json::parse(object_json, nullptr, /*allow_exceptions=*/false);
   if (!object.is_object()) {
     return InvalidArgumentError("PodGroup: the API server's answer is not a JSON object");
   }
-  nlohmann::json wanted = StatusObject(status);
   auto current = object.find("status");
+  nlohmann::json wanted;
+  if (dialect == PodGroupDialect::kArbiter) {
+    wanted = StatusObject(status);
+  } else {
+    // Others' keys are kept; Arbiter's are replaced.
+    wanted = current != object.end() && current->is_object() ? *current : nlohmann::json::object();
+    if (dialect == PodGroupDialect::kKubernetes) {
+      std::int64_t generation = 0;
+      if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
+        generation = meta->value("generation", std::int64_t{0});
+      }
+      wanted = KubernetesStatus(std::move(wanted), status, generation);
+    } else {
+      wanted["phase"] = dialect == PodGroupDialect::kVolcano
+                            ? VolcanoPhase(status.phase)
+                            : SchedulerPluginsPhase(status, min_member);
+      wanted["running"] = status.running;
+      wanted["succeeded"] = status.succeeded;
+      wanted["failed"] = status.failed;
+      if (dialect == PodGroupDialect::kVolcano) {
+        nlohmann::json conditions = nlohmann::json::array();
+        for (const Condition& c : status.conditions) conditions.push_back(ConditionJson(c));
+        wanted["conditions"] = std::move(conditions);
+      }
+    }
+  }
   if (current != object.end() && *current == wanted) return object_json;
+  if (current == object.end() && wanted.empty()) return object_json;  // nothing to say yet
   object["status"] = std::move(wanted);
   return Dump(object);
 }

@@ -7,6 +7,7 @@
 // Thread safety: reentrant.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,8 +33,23 @@ std::string PodGroupStatusJson(const PodGroupStatus& status);
 // status replaced by `status`, everything else (metadata.resourceVersion included) kept. When the
 // object already has exactly this status the input is returned unchanged, so nothing is written.
 // INVALID_ARGUMENT when `object_json` is not a JSON object.
+//
+// A PodGroup of another API gets the status in that API's shape, and only the keys Arbiter owns
+// there are replaced (others' are kept):
+//   Volcano           phase (Pending, Inqueue, Running, Completed; Failed is Completed there),
+//                     running, succeeded, failed, conditions (Arbiter's, as Volcano's own are
+//                     Scheduled and Unschedulable);
+//   scheduler-plugins phase (Pending; Scheduling once admitted; Scheduled once minMember are
+//                     placed, Running once they run; Finished; Failed), running, succeeded, failed;
+//   Kubernetes        the conditions kube-scheduler writes, merged by type: PodGroupScheduled
+//                     (True, reason Scheduled, once minMember are placed; False, reason
+//                     Unschedulable, with Arbiter's message, while it waits, but never after it
+//                     was True) and DisruptionTarget (reason PreemptionByScheduler) when Arbiter
+//                     preempted its pods; observedGeneration is the object's generation.
 StatusOr<std::string> ReplacePodGroupStatus(const std::string& object_json,
-                                            const PodGroupStatus& status);
+                                            const PodGroupStatus& status,
+                                            PodGroupDialect dialect = PodGroupDialect::kArbiter,
+                                            std::int32_t min_member = 1);
 
 // A Queue's status as the CRD spells it: resource lists as Kubernetes quantity strings
 //   {"deserved":{"cpu":"6","memory":"12Gi"},"allocated":{...},"used":{...},

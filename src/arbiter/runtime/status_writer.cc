@@ -14,10 +14,6 @@ StatusWriter::StatusWriter(k8s::ApiClient& api, const Clock& clock, StatusWriter
       pods_(options.remember_for),
       queue_("status-writer", options.capacity) {}
 
-std::string StatusWriter::PodGroupPath(const std::string& namespace_name, const std::string& name) {
-  return "/apis/arbiter.dev/v1alpha1/namespaces/" + namespace_name + "/podgroups/" + name;
-}
-
 void StatusWriter::WritePodGroupStatus(const PodGroupUpdate& update) {
   std::string key = update.namespace_name + "/" + update.name;
   if (!groups_.Claim(key, update.status, clock_.MonotonicNow())) return;
@@ -49,10 +45,11 @@ Status StatusWriter::WriteQueueObject(const QueueUpdate& update) {
 }
 
 Status StatusWriter::WriteGroup(const std::string& key, const PodGroupUpdate& update) {
-  Status written = k8s::UpdateStatus(api_, PodGroupPath(update.namespace_name, update.name),
-                                     [&update](const std::string& current) {
-                                       return ReplacePodGroupStatus(current, update.status);
-                                     });
+  Status written = k8s::UpdateStatus(
+      api_, PodGroupObjectPath(update.dialect, update.namespace_name, update.name),
+      [&update](const std::string& current) {
+        return ReplacePodGroupStatus(current, update.status, update.dialect, update.min_member);
+      });
   if (written.ok()) {
     ARBITER_VLOG(3) << "wrote podgroup status podgroup=" << key
                     << " phase=" << PodGroupPhaseName(update.status.phase)

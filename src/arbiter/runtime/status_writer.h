@@ -1,7 +1,8 @@
 // StatusWriter: writes what sessions decided about objects' status back to the API server, off
 // the session loop (a WriteQueue thread):
-//   * PodGroup status (the status subresource of arbiter.dev/v1alpha1 PodGroups), through
-//     k8s::UpdateStatus, so a concurrent change is read again and retried, not overwritten;
+//   * PodGroup status (the status subresource of arbiter.dev/v1alpha1 PodGroups, or of another
+//     API's PodGroup in that API's shape: status_json.h), through k8s::UpdateStatus, so a
+//     concurrent change is read again and retried, not overwritten;
 //   * PodScheduled=False/Unschedulable on pods that stay pending (a strategic-merge patch of
 //     pods/status), as kube-scheduler writes it, so `kubectl describe pod` says why.
 //
@@ -55,8 +56,6 @@ class StatusWriter {
   void Stop() { queue_.Stop(); }
 
   WriteQueue::Counts counts() const { return queue_.counts(); }
-
-  static std::string PodGroupPath(const std::string& namespace_name, const std::string& name);
 
  private:
   Status WriteGroup(const std::string& key, const PodGroupUpdate& update);

@@ -203,6 +203,10 @@ class PodGroupBuilder {
     group_.status.phase = phase;
     return *this;
   }
+  PodGroupBuilder& Dialect(PodGroupDialect dialect) {
+    group_.dialect = dialect;
+    return *this;
+  }
   PodGroupBuilder& Created(std::int64_t seconds_after_epoch) {
     group_.meta.creation_timestamp = TestEpoch() + std::chrono::seconds(seconds_after_epoch);
     return *this;
