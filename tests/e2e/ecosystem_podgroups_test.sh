@@ -75,7 +75,7 @@ all_or_nothing() {
 # Waiting: condition Unschedulable=True whose message names cpu, phase not Running.
 vc_waiting() {
   vc_is tf '.status.conditions[?(@.type=="Unschedulable")].status' True &&
-    vc tf '.status.conditions[?(@.type=="Unschedulable")].message' | grep -q cpu &&
+    [[ $(vc tf '.status.conditions[?(@.type=="Unschedulable")].message') == *cpu* ]] &&
     [[ $(vc tf .status.phase) != Running ]]
 }
 all_or_nothing volcano tf vc_waiting
