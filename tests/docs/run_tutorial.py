@@ -150,7 +150,7 @@ class Shell:
     """Blocks run in a directory of their own (the files a page writes land there), which links to
     the repository's directories the commands name."""
 
-    LINKED = ("hack", "deploy", "build", "examples", "_output", "docs")
+    LINKED = ("hack", "deploy", "build", "examples", "_output", "docs", "tests")
 
     def __init__(self, suffix):
         self.env = dict(os.environ)
