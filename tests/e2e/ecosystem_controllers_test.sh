@@ -13,6 +13,16 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+# crds_established CRD...: each CRD has condition Established=True (a poll: `kubectl wait` fails
+# on a CRD whose status has no conditions yet).
+crds_established() {
+  local crd
+  for crd in "$@"; do
+    [[ $(k get crd "$crd" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}') == True ]] ||
+      return 1
+  done
+}
+
 e2e_setup controllers --nodes 3 --node-cpu 4 --with-controller-manager
 e2e_start_scheduler
 e2e_start_controller
@@ -72,7 +82,7 @@ if ! jobset_dir=$("$E2E_ROOT/hack/cluster/build-ecosystem.sh" jobset 2>"$E2E_TMP
   fail "hack/cluster/build-ecosystem.sh jobset failed"
 fi
 k apply --server-side -f "$jobset_dir/crds/" >/dev/null
-k wait --for condition=Established --timeout=60s crd/jobsets.jobset.x-k8s.io >/dev/null
+wait_until "the JobSet CRD is established" 60 crds_established jobsets.jobset.x-k8s.io
 # Its webhooks are not installed (the API server could not reach a Service here): the JobSet
 # below spells out what its defaulting webhook would have set. The webhook server still needs a
 # serving certificate to start: a throwaway one.

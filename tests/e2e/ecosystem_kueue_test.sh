@@ -17,14 +17,24 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+# crds_established CRD...: each CRD has condition Established=True (a poll: `kubectl wait` fails
+# on a CRD whose status has no conditions yet).
+crds_established() {
+  local crd
+  for crd in "$@"; do
+    [[ $(k get crd "$crd" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}') == True ]] ||
+      return 1
+  done
+}
+
 e2e_setup kueue --nodes 3 --node-cpu 4 --with-controller-manager
 if ! kueue_dir=$("$E2E_ROOT/hack/cluster/build-ecosystem.sh" kueue 2>"$E2E_TMP/build-kueue.log"); then
   tail -n 30 "$E2E_TMP/build-kueue.log"
   fail "hack/cluster/build-ecosystem.sh kueue failed"
 fi
 k apply --server-side -f "$kueue_dir/crds/" >/dev/null
-k wait --for condition=Established --timeout=60s crd/clusterqueues.kueue.x-k8s.io \
-  crd/localqueues.kueue.x-k8s.io crd/workloads.kueue.x-k8s.io crd/resourceflavors.kueue.x-k8s.io >/dev/null
+wait_until "Kueue's CRDs are established" 60 crds_established clusterqueues.kueue.x-k8s.io \
+  localqueues.kueue.x-k8s.io workloads.kueue.x-k8s.io resourceflavors.kueue.x-k8s.io
 e2e_start_scheduler
 e2e_start_controller
 

@@ -12,11 +12,21 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+# crds_established CRD...: each CRD has condition Established=True (a poll: `kubectl wait` fails
+# on a CRD whose status has no conditions yet).
+crds_established() {
+  local crd
+  for crd in "$@"; do
+    [[ $(k get crd "$crd" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}') == True ]] ||
+      return 1
+  done
+}
+
 e2e_setup ecosystem_podgroups --nodes 3 --node-cpu 4
 
 fixtures=$E2E_ROOT/tests/fixtures/crds
 k apply -f "$fixtures/scheduling.volcano.sh_podgroups.yaml" >/dev/null
-k wait --for condition=Established --timeout=60s crd/podgroups.scheduling.volcano.sh >/dev/null
+wait_until "the Volcano PodGroup CRD is established" 60 crds_established podgroups.scheduling.volcano.sh
 
 e2e_start_scheduler
 e2e_start_controller
@@ -105,7 +115,7 @@ wait_until "the Volcano part's pods are gone" 60 pod_count_is e2e=true 0
 
 # ---- scheduler-plugins, its CRD installed while the scheduler runs ----
 k apply -f "$fixtures/scheduling.x-k8s.io_podgroups.yaml" >/dev/null
-k wait --for condition=Established --timeout=60s crd/podgroups.scheduling.x-k8s.io >/dev/null
+wait_until "the scheduler-plugins PodGroup CRD is established" 60 crds_established podgroups.scheduling.x-k8s.io
 wait_until "the scheduler found the scheduler-plugins API once its CRD was installed" 60 \
   log_has "watching podgroups.scheduling.x-k8s.io: API scheduling.x-k8s.io/v1alpha1 is served"
 sp_waiting() { sp_phase_in web Pending Scheduling; }

@@ -99,13 +99,14 @@ void Informers::AddDialect(std::string kind, std::uint64_t seed) {
   };
   groups.on_update = [this](const T& /*old*/, const T& group) { cache_.UpsertPodGroup(group); };
   groups.on_delete = [this](const T& group) { cache_.DeletePodGroup(group); };
+  // -v 1: arbiterctl's views run these informers too, and print what they log.
   groups.on_served = [kind, dialect](bool served) {
     if (served) {
-      ARBITER_LOG(kInfo) << "watching " << kind << ": API " << PodGroupApiVersion(dialect)
-                         << " is served";
+      ARBITER_VLOG(1) << "watching " << kind << ": API " << PodGroupApiVersion(dialect)
+                      << " is served";
     } else {
-      ARBITER_LOG(kInfo) << "not watching " << kind << ": API " << PodGroupApiVersion(dialect)
-                         << " is not served (looked for again every 30s)";
+      ARBITER_VLOG(1) << "not watching " << kind << ": API " << PodGroupApiVersion(dialect)
+                      << " is not served (looked for again every 30s)";
     }
   };
   Add<T>(std::move(kind), PodGroupCollectionPath(dialect), seed, std::move(groups), {},
