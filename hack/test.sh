@@ -67,6 +67,11 @@ hack/build.sh --preset "$preset"
 build_dir=build
 [[ $preset == release ]] || build_dir=build-$preset
 ctest_args=(--test-dir "$build_dir" --output-on-failure --parallel "$(nproc)")
+# Each ctest run writes its results as JUnit, which hack/check-skips.py reads at the end: what ran
+# per label, and (CI=true) no skipped test unless tests/allowed-skips.txt allows it.
+junit_dir=$PWD/$build_dir/junit
+rm -rf "$junit_dir"
+mkdir -p "$junit_dir"
 
 plain=() cluster=() docs=0
 for label in "${labels[@]}"; do
@@ -80,7 +85,7 @@ done
 status=0
 if ((${#plain[@]})); then
   regex=$(IFS='|'; echo "^(${plain[*]})\$")
-  ctest "${ctest_args[@]}" -L "$regex" || status=1
+  ctest "${ctest_args[@]}" -L "$regex" --output-junit "$junit_dir/plain.xml" || status=1
 fi
 if ((${#cluster[@]} || docs)); then
   # Build (or find cached) kube-apiserver, etcd and kwok first, so that no test's timeout has to
@@ -101,7 +106,8 @@ docs_log=$build_dir/docs-tests.log
 if ((docs)); then
   # Beside the cluster tests: a tutorial waits most of its minutes for run times to pass, and
   # starts and stops its own cluster.
-  ctest --test-dir "$build_dir" --output-on-failure -L '^docs$' >"$docs_log" 2>&1 &
+  ctest --test-dir "$build_dir" --output-on-failure -L '^docs$' \
+    --output-junit "$junit_dir/docs.xml" >"$docs_log" 2>&1 &
   docs_pid=$!
 fi
 if ((${#cluster[@]})); then
@@ -111,7 +117,7 @@ if ((${#cluster[@]})); then
   else
     # Integration tests run one at a time: they share the cluster and the machine's two cores.
     hack/cluster/with-cluster.sh -- ctest --test-dir "$build_dir" --output-on-failure -L "$regex" \
-      || status=1
+      --output-junit "$junit_dir/cluster.xml" || status=1
   fi
 fi
 if [[ -n $docs_pid ]]; then
@@ -119,4 +125,5 @@ if [[ -n $docs_pid ]]; then
   echo "test.sh: the tutorials (label docs, run beside the cluster tests):"
   cat "$docs_log"
 fi
+hack/check-skips.py "$build_dir" "$junit_dir"/*.xml || status=1
 exit $status
