@@ -13,15 +13,6 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# crds_established CRD...: each CRD has condition Established=True (a poll: `kubectl wait` fails
-# on a CRD whose status has no conditions yet).
-crds_established() {
-  local crd
-  for crd in "$@"; do
-    [[ $(k get crd "$crd" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}') == True ]] ||
-      return 1
-  done
-}
 
 e2e_setup controllers --nodes 3 --node-cpu 4 --with-controller-manager
 e2e_start_scheduler
@@ -38,6 +29,23 @@ sleeper() {
   wait_until "the 2-CPU pod of another scheduler runs on kwok-node-0" 30 pod_phase_is sleeper Running
 }
 
+# gang_pod_template NAME INDENT: a pod template (metadata and spec) whose pods form gang NAME of 3
+# (label arbiter.dev/pod-group, annotation arbiter.dev/min-member), 3 CPU each, running 3 s,
+# indented by INDENT spaces.
+gang_pod_template() {
+  sed "s/^/$(printf '%*s' "$2" '')/" <<EOF2
+metadata:
+  labels: {app: $1, arbiter.dev/pod-group: $1}
+  annotations: {arbiter.dev/min-member: "3", arbiter.dev/run-for: "3s"}
+spec:
+  schedulerName: arbiter
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 0
+  containers:
+    - {name: main, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "3"}}}
+EOF2
+}
+
 # ---- 1. Indexed Job ----
 sleeper
 e2e_invariant bound_is app=train 0
@@ -51,15 +59,7 @@ spec:
   parallelism: 3
   backoffLimit: 0
   template:
-    metadata:
-      labels: {app: train, arbiter.dev/pod-group: train}
-      annotations: {arbiter.dev/min-member: "3", arbiter.dev/run-for: "3s"}
-    spec:
-      schedulerName: arbiter
-      restartPolicy: Never
-      terminationGracePeriodSeconds: 0
-      containers:
-        - {name: main, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "3"}}}
+$(gang_pod_template train 4)
 EOF2
 pod_yaml plain-train cpu=1 labels="app: plain-train" | apply_yaml
 wait_until "the Job controller created the 3 pods" 30 pod_count_is app=train 3
@@ -87,18 +87,8 @@ wait_until "the JobSet CRD is established" 60 crds_established jobsets.jobset.x-
 # below spells out what its defaulting webhook would have set. The webhook server still needs a
 # serving certificate to start: a throwaway one.
 certs=$E2E_TMP/jobset-certs
-mkdir -p "$certs"
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=jobset-webhook \
-  -keyout "$certs/tls.key" -out "$certs/tls.crt" 2>/dev/null
-read -r metrics_port probe_port webhook_port < <(python3 - <<'PY'
-import socket
-ports = []
-socks = []
-for _ in range(3):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s.getsockname()[1]); socks.append(s)
-print(*ports)
-PY
-)
+throwaway_cert "$certs" jobset-webhook
+read -r metrics_port probe_port webhook_port < <(free_ports 3)
 cat >"$E2E_TMP/jobset-config.yaml" <<EOF2
 apiVersion: config.jobset.x-k8s.io/v1alpha1
 kind: Configuration
@@ -133,15 +123,7 @@ spec:
           completions: 1
           backoffLimit: 0
           template: &pod
-            metadata:
-              labels: {app: js, arbiter.dev/pod-group: js}
-              annotations: {arbiter.dev/min-member: "3", arbiter.dev/run-for: "3s"}
-            spec:
-              schedulerName: arbiter
-              restartPolicy: Never
-              terminationGracePeriodSeconds: 0
-              containers:
-                - {name: main, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "3"}}}
+$(gang_pod_template js 12)
     - name: workers
       replicas: 1
       template:

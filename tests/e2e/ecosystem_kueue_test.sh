@@ -17,15 +17,6 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# crds_established CRD...: each CRD has condition Established=True (a poll: `kubectl wait` fails
-# on a CRD whose status has no conditions yet).
-crds_established() {
-  local crd
-  for crd in "$@"; do
-    [[ $(k get crd "$crd" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}') == True ]] ||
-      return 1
-  done
-}
 
 e2e_setup kueue --nodes 3 --node-cpu 4 --with-controller-manager
 if ! kueue_dir=$("$E2E_ROOT/hack/cluster/build-ecosystem.sh" kueue 2>"$E2E_TMP/build-kueue.log"); then
@@ -43,9 +34,8 @@ e2e_start_controller
 # path, /etc/kueue/metrics/certs: it is put there for the test (which runs as root, as CI does)
 # and removed after, unless it was there before.
 certs=$E2E_TMP/kueue-certs
-mkdir -p "$certs"
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=kueue-webhook \
-  -keyout "$certs/tls.key" -out "$certs/tls.crt" 2>/dev/null
+throwaway_cert "$certs" kueue-webhook
+read -r metrics_port probe_port webhook_port < <(free_ports 3)
 metrics_certs=/etc/kueue/metrics/certs
 made_etc=0
 if [[ ! -e /etc/kueue ]]; then
@@ -58,11 +48,6 @@ fi
 # shellcheck disable=SC2317  # called by the EXIT trap
 remove_etc() { ((made_etc)) && rm -rf /etc/kueue; return 0; }
 trap 'rc=$?; remove_etc; (exit $rc); e2e_teardown' EXIT
-read -r metrics_port probe_port webhook_port < <(python3 -c '
-import socket
-socks = [socket.socket() for _ in range(3)]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in socks])')
 k create namespace kueue-system >/dev/null
 cat >"$E2E_TMP/kueue-config.yaml" <<EOF2
 apiVersion: config.kueue.x-k8s.io/v1beta2

@@ -12,15 +12,6 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# crds_established CRD...: each CRD has condition Established=True (a poll: `kubectl wait` fails
-# on a CRD whose status has no conditions yet).
-crds_established() {
-  local crd
-  for crd in "$@"; do
-    [[ $(k get crd "$crd" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}') == True ]] ||
-      return 1
-  done
-}
 
 e2e_setup ecosystem_podgroups --nodes 3 --node-cpu 4
 

@@ -129,6 +129,33 @@ e2e_exec_as() {
     ARBITER_SERVICE_ACCOUNT_DIR="$dir" "$@"
 }
 
+# crds_established CRD...: each CRD has condition Established=True (for wait_until: `kubectl wait`
+# fails on a CRD whose status has no conditions yet).
+crds_established() {
+  local crd
+  for crd in "$@"; do
+    [[ $(k get crd "$crd" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}') == True ]] ||
+      return 1
+  done
+}
+
+# throwaway_cert DIR CN: a self-signed serving certificate, DIR/tls.crt and DIR/tls.key, for a
+# controller of the ecosystem whose webhook server will not start without one.
+throwaway_cert() {
+  mkdir -p "$1"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=$2" \
+    -keyout "$1/tls.key" -out "$1/tls.crt" 2>/dev/null
+}
+
+# free_ports N: N free TCP ports on 127.0.0.1, on one line.
+free_ports() {
+  python3 -c '
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])' "$1"
+}
+
 # e2e_start_scheduler [flags...]: runs arbiter-scheduler in the background (log:
 # $E2E_TMP/scheduler.log) and waits until it has created Queue `default`, which it does at start.
 e2e_start_scheduler() {

@@ -137,19 +137,9 @@ std::string PodGroupStatusJson(const PodGroupStatus& status) { return Dump(Statu
 
 namespace {
 
+// Volcano has no Failed phase: a failed group is Completed there.
 std::string_view VolcanoPhase(PodGroupPhase phase) {
-  switch (phase) {
-    case PodGroupPhase::kPending:
-      return "Pending";
-    case PodGroupPhase::kInqueue:
-      return "Inqueue";
-    case PodGroupPhase::kRunning:
-      return "Running";
-    case PodGroupPhase::kCompleted:
-    case PodGroupPhase::kFailed:
-      return "Completed";
-  }
-  return "Pending";
+  return phase == PodGroupPhase::kFailed ? "Completed" : PodGroupPhaseName(phase);
 }
 
 std::string_view SchedulerPluginsPhase(const PodGroupStatus& status, std::int32_t min_member) {
