@@ -294,8 +294,7 @@ Status Reflector<T>::NotServed(const HttpRequest& request, const HttpResponse& r
     resource_version_.clear();
   }
   for (const T& object : vanished) Remove(object);
-  ++lists_;
-  synced_ = true;
+  synced_ = true;  // not counted as a LIST: rechecks every absent_recheck are no re-lists
   SetServed(false);
   return StatusFromResponse(request, response);
 }
