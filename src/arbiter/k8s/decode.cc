@@ -684,15 +684,23 @@ Status ReadBody(raw_json_string key, value& f, ResourceQuota& out) {
   return Status::Ok();
 }
 
-Status ReadPodGroupSpec(value& v, PodGroupSpec& out) {
+// minMember: at least 1 in Arbiter's schema; Volcano's and scheduler-plugins' allow 0
+// (`zero_is_one`), which asks for no gang, as 1 does.
+Status ReadMinMember(value& f, std::int32_t& out, bool zero_is_one) {
+  ARBITER_RETURN_IF_ERROR(At("minMember", ReadInt32(f, out)));
+  if (zero_is_one && out >= 0) {
+    out = std::max(out, 1);
+  } else if (zero_is_one) {
+    return At("minMember", Here("must not be negative, got " + std::to_string(out)));
+  } else if (out < 1) {
+    return At("minMember", Here("must be at least 1, got " + std::to_string(out)));
+  }
+  return Status::Ok();
+}
+
+Status ReadPodGroupSpec(value& v, PodGroupSpec& out, bool zero_is_one = false) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
-    if (key == "minMember") {
-      ARBITER_RETURN_IF_ERROR(At("minMember", ReadInt32(f, out.min_member)));
-      if (out.min_member < 1) {
-        return At("minMember", Here("must be at least 1, got " + std::to_string(out.min_member)));
-      }
-      return Status::Ok();
-    }
+    if (key == "minMember") return ReadMinMember(f, out.min_member, zero_is_one);
     if (key == "queue") {
       ARBITER_RETURN_IF_ERROR(At("queue", ReadString(f, out.queue)));
       if (out.queue.empty()) out.queue = kDefaultQueueName;
@@ -783,17 +791,23 @@ Status ReadPendingExplanation(value& v, PendingExplanation& out) {
   });
 }
 
-Status ReadPodGroupStatus(value& v, PodGroupStatus& out) {
+Status ReadArbiterPhase(value& f, PodGroupPhase& out) {
+  std::string phase;
+  ARBITER_RETURN_IF_ERROR(ReadString(f, phase));
+  if (phase.empty()) return Status::Ok();
+  StatusOr<PodGroupPhase> parsed = ParsePodGroupPhase(phase);
+  if (!parsed.ok()) return Here(parsed.status().message());
+  out = *parsed;
+  return Status::Ok();
+}
+
+// The status of Arbiter's PodGroup, and of Volcano's and scheduler-plugins' (the same fields, or
+// fewer), each with its own phases.
+using PhaseReader = Status (*)(value&, PodGroupPhase&);
+Status ReadPodGroupStatus(value& v, PodGroupStatus& out,
+                          PhaseReader read_phase = ReadArbiterPhase) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
-    if (key == "phase") {
-      std::string phase;
-      ARBITER_RETURN_IF_ERROR(At("phase", ReadString(f, phase)));
-      if (phase.empty()) return Status::Ok();
-      StatusOr<PodGroupPhase> parsed = ParsePodGroupPhase(phase);
-      if (!parsed.ok()) return At("phase", Here(parsed.status().message()));
-      out.phase = *parsed;
-      return Status::Ok();
-    }
+    if (key == "phase") return At("phase", read_phase(f, out.phase));
     if (key == "scheduled") return At("scheduled", ReadInt32(f, out.scheduled));
     if (key == "running") return At("running", ReadInt32(f, out.running));
     if (key == "succeeded") return At("succeeded", ReadInt32(f, out.succeeded));
@@ -817,15 +831,6 @@ Status ReadBody(raw_json_string key, value& f, PodGroup& out) {
 }
 
 // ---- PodGroups of other APIs (model/pod_group.h PodGroupDialect) ------------------------------
-
-// minMember of Volcano and scheduler-plugins: 0 (which their schemas allow) asks for no gang,
-// as 1 does.
-Status ReadDialectMinMember(value& f, std::int32_t& out) {
-  ARBITER_RETURN_IF_ERROR(ReadInt32(f, out));
-  if (out < 0) return Here("must not be negative, got " + std::to_string(out));
-  out = std::max(out, 1);
-  return Status::Ok();
-}
 
 // Volcano's phases: Pending, Inqueue, Running, Unknown (some pods run, fewer than minMember:
 // admitted, below its minimum, which Arbiter calls Inqueue) and Completed.
@@ -880,48 +885,8 @@ Status ReadBody(raw_json_string /*key*/, value& /*f*/, DialectPodGroupMeta<D>& /
 }
 
 Status ReadBody(raw_json_string key, value& f, VolcanoPodGroup& out) {
-  if (key == "spec") {
-    return At("spec", ReadFields(f, [&](raw_json_string k, value& g) {
-                if (k == "minMember") {
-                  return At("minMember", ReadDialectMinMember(g, out.spec.min_member));
-                }
-                if (k == "queue") {
-                  ARBITER_RETURN_IF_ERROR(At("queue", ReadString(g, out.spec.queue)));
-                  if (out.spec.queue.empty()) out.spec.queue = kDefaultQueueName;
-                  return Status::Ok();
-                }
-                if (k == "priorityClassName") {
-                  return At("priorityClassName", ReadString(g, out.spec.priority_class_name));
-                }
-                if (k == "minResources") {
-                  return At("minResources", ReadResourceList(g, out.spec.min_resources));
-                }
-                if (k == "minTaskMember") {
-                  return At("minTaskMember", ReadMap(g, [&](std::string_view task, value& item) {
-                              std::int32_t n = 0;
-                              ARBITER_RETURN_IF_ERROR(ReadInt32(item, n));
-                              if (n < 0) {
-                                return Here("must not be negative, got " + std::to_string(n));
-                              }
-                              out.spec.min_task_member.insert_or_assign(std::string(task), n);
-                              return Status::Ok();
-                            }));
-                }
-                return Status::Ok();
-              }));
-  }
-  if (key == "status") {
-    return At("status", ReadFields(f, [&](raw_json_string k, value& g) {
-                if (k == "phase") return At("phase", ReadVolcanoPhase(g, out.status.phase));
-                if (k == "running") return At("running", ReadInt32(g, out.status.running));
-                if (k == "succeeded") return At("succeeded", ReadInt32(g, out.status.succeeded));
-                if (k == "failed") return At("failed", ReadInt32(g, out.status.failed));
-                if (k == "conditions") {
-                  return At("conditions", ReadConditions(g, out.status.conditions));
-                }
-                return Status::Ok();
-              }));
-  }
+  if (key == "spec") return At("spec", ReadPodGroupSpec(f, out.spec, /*zero_is_one=*/true));
+  if (key == "status") return At("status", ReadPodGroupStatus(f, out.status, ReadVolcanoPhase));
   return Status::Ok();
 }
 
@@ -929,9 +894,7 @@ Status ReadBody(raw_json_string key, value& f, SchedulerPluginsPodGroup& out) {
   if (key == "spec") {
     return At(
         "spec", ReadFields(f, [&](raw_json_string k, value& g) {
-          if (k == "minMember") {
-            return At("minMember", ReadDialectMinMember(g, out.spec.min_member));
-          }
+          if (k == "minMember") return ReadMinMember(g, out.spec.min_member, true);
           if (k == "minResources") {
             return At("minResources", ReadResourceList(g, out.spec.min_resources));
           }
@@ -947,15 +910,7 @@ Status ReadBody(raw_json_string key, value& f, SchedulerPluginsPodGroup& out) {
         }));
   }
   if (key == "status") {
-    return At("status", ReadFields(f, [&](raw_json_string k, value& g) {
-                if (k == "phase") {
-                  return At("phase", ReadSchedulerPluginsPhase(g, out.status.phase));
-                }
-                if (k == "running") return At("running", ReadInt32(g, out.status.running));
-                if (k == "succeeded") return At("succeeded", ReadInt32(g, out.status.succeeded));
-                if (k == "failed") return At("failed", ReadInt32(g, out.status.failed));
-                return Status::Ok();
-              }));
+    return At("status", ReadPodGroupStatus(f, out.status, ReadSchedulerPluginsPhase));
   }
   return Status::Ok();
 }

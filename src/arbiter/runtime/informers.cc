@@ -42,19 +42,10 @@ Informers::Informers(k8s::HttpTransport& transport, ClusterCache& cache, Informe
   Add<PriorityClass>("priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses", 4,
                      std::move(classes));
 
-  k8s::ReflectorHandlers<PodGroup> groups;
-  groups.on_add = [this](const PodGroup& group) {
-    cache_.UpsertPodGroup(group);
-    options_.on_new_work();
-  };
-  groups.on_update = [this](const PodGroup& /*old*/, const PodGroup& group) {
-    cache_.UpsertPodGroup(group);
-  };
-  groups.on_delete = [this](const PodGroup& group) { cache_.DeletePodGroup(group); };
-  Add<PodGroup>("podgroups", "/apis/arbiter.dev/v1alpha1/podgroups", 5, std::move(groups));
-  AddDialect<KubernetesPodGroup>("podgroups.scheduling.k8s.io", 9);
-  AddDialect<VolcanoPodGroup>("podgroups.scheduling.volcano.sh", 10);
-  AddDialect<SchedulerPluginsPodGroup>("podgroups.scheduling.x-k8s.io", 11);
+  AddPodGroups<PodGroup>("podgroups", 5);
+  AddPodGroups<KubernetesPodGroup>("podgroups.scheduling.k8s.io", 9);
+  AddPodGroups<VolcanoPodGroup>("podgroups.scheduling.volcano.sh", 10);
+  AddPodGroups<SchedulerPluginsPodGroup>("podgroups.scheduling.x-k8s.io", 11);
 
   k8s::ReflectorHandlers<Queue> queues;
   queues.on_add = [this](const Queue& queue) { cache_.UpsertQueue(queue); };
@@ -87,10 +78,10 @@ Informers::Informers(k8s::HttpTransport& transport, ClusterCache& cache, Informe
 
 Informers::~Informers() { Stop(); }
 
-// Another API's PodGroups, watched only while that API is served (its CRD installed, or the
-// Kubernetes alpha API enabled): the same handlers as Arbiter's own.
+// The PodGroups of one API; another API's are watched only while it is served (its CRD
+// installed, or the Kubernetes alpha API enabled).
 template <typename T>
-void Informers::AddDialect(std::string kind, std::uint64_t seed) {
+void Informers::AddPodGroups(std::string kind, std::uint64_t seed) {
   const PodGroupDialect dialect = T().dialect;
   k8s::ReflectorHandlers<T> groups;
   groups.on_add = [this](const T& group) {
@@ -110,7 +101,7 @@ void Informers::AddDialect(std::string kind, std::uint64_t seed) {
     }
   };
   Add<T>(std::move(kind), PodGroupCollectionPath(dialect), seed, std::move(groups), {},
-         /*optional=*/true);
+         /*optional=*/dialect != PodGroupDialect::kArbiter);
 }
 
 template <typename T>

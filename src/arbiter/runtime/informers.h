@@ -90,7 +90,7 @@ class Informers {
   void Add(std::string kind, std::string path, std::uint64_t seed, k8s::ReflectorHandlers<T> h,
            std::string label_selector = {}, bool optional = false);
   template <typename T>
-  void AddDialect(std::string kind, std::uint64_t seed);
+  void AddPodGroups(std::string kind, std::uint64_t seed);
   void OnError(const std::string& kind, const Status& status);
   bool IsNewWorkPod(const Pod& pod) const;
 
