@@ -99,8 +99,11 @@ std::vector<std::string> Applier::TakeUnmadeEvictions() {
 }
 
 void Applier::BindDone(const BindDecision& bind, BindOutcome outcome, Clock::MonotonicTime now) {
-  if (outcome == BindOutcome::kFailed)
+  if (outcome == BindOutcome::kFailed) {
     cache_.BindFailed(bind.pod_uid, now, options_.failed_bind_ttl);
+  } else if (outcome == BindOutcome::kRefused) {
+    cache_.BindFailed(bind.pod_uid, now, options_.refused_bind_retry);
+  }
 }
 
 }  // namespace arbiter

@@ -37,7 +37,8 @@ namespace arbiter {
 enum class BindOutcome : std::uint8_t {
   kBound,            // the pod is bound to the node
   kAlreadyAssigned,  // someone bound it first: the watch says where
-  kFailed,           // refused or not answered: it may or may not be bound
+  kFailed,           // not answered, or a server error: it may or may not be bound
+  kRefused,          // the API server answered that it did not bind it (429, 403, 404, 409...)
 };
 
 // One preemptor's evictions and what is written only if they are made: its pods' nominations
@@ -71,6 +72,9 @@ class Effects {
 
 struct ApplierOptions {
   std::chrono::nanoseconds failed_bind_ttl = std::chrono::seconds(30);
+  // How long a refused bind stays assumed: the pod is certainly not bound, so it is placed again
+  // soon (not at once: a throttled API server is not asked again in the same breath).
+  std::chrono::nanoseconds refused_bind_retry = std::chrono::seconds(1);
   // How long an eviction or nomination the watch has not confirmed is assumed (an eviction a
   // PodDisruptionBudget refused is not confirmed: the pod may be chosen again after this).
   std::chrono::nanoseconds preemption_ttl = std::chrono::seconds(30);

@@ -19,6 +19,23 @@ k8s::EventSpec PodEvent(const BindDecision& decision) {
   return spec;
 }
 
+// The API server answered, and what it answered means the binding was not made: the pod can be
+// placed again soon. A transport error, a timeout or a server error (5xx) may hide a binding that
+// was made, so those wait for the watch (the failed-bind TTL).
+bool RefusedByTheServer(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kResourceExhausted:  // 429, after the client's own retries
+    case StatusCode::kAborted:            // 409 but "already assigned": the pod was replaced
+    case StatusCode::kNotFound:
+    case StatusCode::kPermissionDenied:
+    case StatusCode::kUnauthenticated:
+    case StatusCode::kInvalidArgument:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 Binder::Binder(BindFunction bind, EvictFunction evict, EventFunction record_event,
@@ -161,7 +178,8 @@ void Binder::Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcom
     ++counts_.already_assigned;
     return;
   }
-  done_(decision, BindOutcome::kFailed);
+  done_(decision,
+        RefusedByTheServer(outcome.status()) ? BindOutcome::kRefused : BindOutcome::kFailed);
   ARBITER_LOG(kWarning) << "bind failed pod=" << pod << " node=" << decision.node_name
                         << " latency=" << FormatDuration(latency) << " error=" << outcome.status();
   k8s::EventSpec event = PodEvent(decision);

@@ -11,6 +11,7 @@
 namespace arbiter::runtime {
 namespace {
 
+using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 Clock::WallTime TestNow() { return Clock::WallTime(seconds(1'750'000'000)); }
@@ -167,6 +168,31 @@ TEST_F(BinderTest, AFailedBindStaysAssumedUntilItsTtl) {
   EXPECT_EQ(cache_.assumed_count(), 1U);
   EXPECT_EQ(cache_.ExpireAssumed(clock_.MonotonicNow() + seconds(30)), 1);
   EXPECT_EQ(cache_.assumed_count(), 0U);
+}
+
+// A bind the API server answered with a refusal (throttled past the client's retries, the pod
+// gone or replaced) certainly did not happen: the pod is placed again after a second, not the
+// failed-bind TTL.
+TEST_F(BinderTest, ARefusedBindIsPlacedAgainSoon) {
+  for (const Status& refusal :
+       {ResourceExhaustedError("Too many requests"), NotFoundError("pods \"p\" not found"),
+        AbortedError("the UID in the precondition does not match")}) {
+    SetUp();
+    Binder binder = MakeBinder(StatusOr<k8s::BindOutcome>(refusal));
+    Submit(binder, Decision());
+    binder.Flush();
+    EXPECT_EQ(cache_.ExpireAssumed(clock_.MonotonicNow() + milliseconds(999)), 0) << refusal;
+    EXPECT_EQ(cache_.ExpireAssumed(clock_.MonotonicNow() + seconds(1)), 1) << refusal;
+  }
+}
+
+// A server error may hide a binding that was made (etcd wrote it, the answer was lost): it waits.
+TEST_F(BinderTest, AServerErrorWaitsForTheWatch) {
+  Binder binder = MakeBinder(StatusOr<k8s::BindOutcome>(UnavailableError("etcdserver: timeout")));
+  Submit(binder, Decision());
+  binder.Flush();
+  EXPECT_EQ(cache_.ExpireAssumed(clock_.MonotonicNow() + seconds(29)), 0);
+  EXPECT_EQ(cache_.ExpireAssumed(clock_.MonotonicNow() + seconds(30)), 1);
 }
 
 TEST_F(BinderTest, StopFinishesQueuedBindsThenRefuses) {
