@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs Arbiter's tests with ctest; non-zero on any failure.
-#   hack/test.sh                      all labels: unit, differential, cli, integration, e2e, docs
-#                                     (release)
+#   hack/test.sh                      all labels: unit, differential, cli, integration, e2e,
+#                                     reliability, docs (release)
 #   hack/test.sh --preset asan        the unit label under AddressSanitizer + UBSan
 #   hack/test.sh --label unit [--label e2e ...]   only these labels
 #   hack/test.sh --fuzz [SECONDS]     build the libFuzzer targets and run each (default 60 s)
-# Tests labelled integration or e2e run against a local cluster (hack/cluster/) that this script
-# starts and always stops, also on failure. Tests labelled docs (tutorials run as tests, each on a
-# cluster of its own, mostly waiting for their jobs' run times) run beside them.
+# Tests labelled integration run against a local cluster (hack/cluster/) that this script starts
+# and always stops, also on failure; e2e and reliability tests start clusters of their own. Tests
+# labelled docs (tutorials run as tests, each on a cluster of its own, mostly waiting for their
+# jobs' run times) run beside them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +57,7 @@ fi
 
 if ((${#labels[@]} == 0)); then
   if [[ $preset == release ]]; then
-    labels=(unit differential cli integration e2e docs)
+    labels=(unit differential cli integration e2e reliability docs)
   else
     labels=(unit)
   fi
@@ -76,7 +77,7 @@ mkdir -p "$junit_dir"
 plain=() cluster=() docs=0
 for label in "${labels[@]}"; do
   case $label in
-    integration|e2e) cluster+=("$label") ;;
+    integration|e2e|reliability) cluster+=("$label") ;;
     docs) docs=1 ;;
     *) plain+=("$label") ;;
   esac
@@ -110,15 +111,24 @@ if ((docs)); then
     --output-junit "$junit_dir/docs.xml" >"$docs_log" 2>&1 &
   docs_pid=$!
 fi
-if ((${#cluster[@]})); then
-  regex=$(IFS='|'; echo "^(${cluster[*]})\$")
-  if ! ctest --test-dir "$build_dir" -N -L "$regex" | grep -q 'Total Tests: [1-9]'; then
-    echo "test.sh: no tests labelled ${cluster[*]}"
+own=()  # labels whose tests start a cluster each: e2e, reliability
+for label in "${cluster[@]}"; do
+  if ! ctest --test-dir "$build_dir" -N -L "^$label\$" | grep -q 'Total Tests: [1-9]'; then
+    echo "test.sh: no tests labelled $label"
+  elif [[ $label == integration ]]; then
+    # Integration tests run one at a time: they share one cluster, which with-cluster.sh starts.
+    hack/cluster/with-cluster.sh -- ctest --test-dir "$build_dir" --output-on-failure \
+      -L '^integration$' --output-junit "$junit_dir/integration.xml" || status=1
   else
-    # Integration tests run one at a time: they share the cluster and the machine's two cores.
-    hack/cluster/with-cluster.sh -- ctest --test-dir "$build_dir" --output-on-failure -L "$regex" \
-      --output-junit "$junit_dir/cluster.xml" || status=1
+    own+=("$label")
   fi
+done
+if ((${#own[@]})); then
+  # Each e2e and reliability test starts a cluster of its own and mostly waits on it (measured:
+  # a third of two cores busy when two run at once), so two run at a time.
+  regex=$(IFS='|'; echo "^(${own[*]})\$")
+  ctest --test-dir "$build_dir" --output-on-failure --parallel 2 -L "$regex" \
+    --output-junit "$junit_dir/own-clusters.xml" || status=1
 fi
 if [[ -n $docs_pid ]]; then
   wait "$docs_pid" || status=1

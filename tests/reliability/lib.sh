@@ -1,0 +1,125 @@
+# shellcheck shell=bash
+# Shared helpers of the reliability tests (tests/reliability/*_test.sh), on top of the e2e
+# helpers (tests/e2e/lib.sh: a cluster of the test's own, polls with deadlines, diagnostics):
+#
+#   e2e_setup NAME --nodes 4 --node-cpu 8
+#   fault_proxy_start                    # the fault proxy (tests/faultproxy) before the API server
+#   rel_start_scheduler [FLAGS...]       # arbiter-scheduler, talking to the API server through it
+#   fault_rules '{"rules": [...]}'       # what to inject from now on (tests/faultproxy/README.md)
+#   ... load ...
+#   check_invariants [--settled]         # the independent checker (check_invariants.py)
+#   e2e_done
+
+# shellcheck source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/../e2e/lib.sh"
+
+FAULT_PROXY_BIN="$E2E_ROOT/_output/bin/faultproxy"
+FAULT_ADDR=""    # host:port the clients of the proxy use
+FAULT_CONTROL="" # host:port of its control endpoint
+SCHED_METRICS_PORT=""
+
+# fault_proxy_build: builds tests/faultproxy (Go's standard library only: no module download)
+# into _output/bin, under a lock so that tests running at once do not race; Go's build cache
+# makes it a second when nothing changed.
+fault_proxy_build() {
+  mkdir -p "$E2E_ROOT/_output/bin"
+  (
+    flock 9
+    cd "$E2E_ROOT/tests/faultproxy" &&
+      GOTOOLCHAIN=local GOFLAGS='' CGO_ENABLED=0 go build -o "$FAULT_PROXY_BIN.tmp" . &&
+      mv -f "$FAULT_PROXY_BIN.tmp" "$FAULT_PROXY_BIN"
+  ) 9>"$E2E_ROOT/_output/bin/.faultproxy.lock"
+}
+
+# fault_proxy_start: starts the proxy in front of this test's API server. It serves TLS with a
+# throwaway certificate for 127.0.0.1, which rel_start_scheduler gives the scheduler as its CA,
+# and passes the scheduler's ServiceAccount token on, so that RBAC applies as without it.
+fault_proxy_start() {
+  fault_proxy_build || fail "building tests/faultproxy failed (is Go installed?)"
+  local dir=$E2E_TMP/faultproxy server
+  mkdir -p "$dir"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=faultproxy" \
+    -addext "subjectAltName=IP:127.0.0.1" -keyout "$dir/tls.key" -out "$dir/tls.crt" 2>/dev/null ||
+    fail "openssl could not make the proxy's certificate"
+  server=$(k config view --minify -o jsonpath='{.clusters[0].cluster.server}')
+  "$FAULT_PROXY_BIN" -upstream "$server" -upstream-ca "$(dirname "$KUBECONFIG")/ca.crt" \
+    -tls-cert "$dir/tls.crt" -tls-key "$dir/tls.key" -ready-file "$dir/ready.json" \
+    -seed "${FAULT_SEED:-1}" </dev/null >"$E2E_TMP/faultproxy.log" 2>&1 &
+  E2E_EXTRA_PIDS+=("$!")
+  wait_until "the fault proxy listens" 20 test -s "$dir/ready.json"
+  FAULT_ADDR=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["listen"])' \
+    "$dir/ready.json")
+  FAULT_CONTROL=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["control"])' \
+    "$dir/ready.json")
+  e2e_log "fault proxy on $FAULT_ADDR (control $FAULT_CONTROL) before $server"
+}
+
+# rel_start_scheduler [FLAGS...]: arbiter-scheduler as ServiceAccount arbiter-scheduler, as in a
+# pod, but with the proxy as its API server; metrics on a free port ($SCHED_METRICS_PORT).
+rel_start_scheduler() {
+  local sa proxied=$E2E_TMP/sa-scheduler-proxied
+  SCHED_METRICS_PORT=$(free_ports 1)
+  local args=(--period 1s -v "${ARBITER_E2E_VERBOSITY:-2}"
+    --metrics-bind-address "127.0.0.1:$SCHED_METRICS_PORT" "$@")
+  sa=$(e2e_service_account arbiter-scheduler)
+  mkdir -p "$proxied"
+  cp "$sa/token" "$sa/namespace" "$proxied/"
+  cp "$E2E_TMP/faultproxy/tls.crt" "$proxied/ca.crt"
+  e2e_log "starting arbiter-scheduler ${args[*]} (through the fault proxy)"
+  (exec env KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="${FAULT_ADDR##*:}" \
+    ARBITER_SERVICE_ACCOUNT_DIR="$proxied" "$ARBITER_SCHEDULER" "${args[@]}") \
+    </dev/null >"$E2E_TMP/scheduler.log" 2>&1 &
+  E2E_SCHEDULER_PID=$!
+  wait_until "arbiter-scheduler started (through the proxy) and created Queue default" 30 \
+    queue_exists default
+}
+
+# fault_rules JSON: replaces the proxy's rules (an empty list stops injecting).
+fault_rules() {
+  local out
+  out=$(curl -sS -X PUT --data-binary "$1" "http://$FAULT_CONTROL/rules" 2>&1) ||
+    fail "fault_rules: $out"
+  [[ $out == *'"rules"'* ]] || fail "fault_rules: the proxy refused them: $out"
+  e2e_log "fault rules: $1"
+}
+
+# fault_stat PATH: a number from the proxy's /stats, e.g. `fault_stat requests`,
+# `fault_stat rules.ambiguous.injected`.
+fault_stat() {
+  curl -sS "http://$FAULT_CONTROL/stats" | python3 -c '
+import json, sys
+value = json.load(sys.stdin)
+for step in sys.argv[1].split("."):
+    value = value.get(step, 0) if isinstance(value, dict) else 0
+print(value)' "$1"
+}
+
+# metric NAME [LABELS]: the value of one sample of the scheduler's metrics (0 if absent), e.g.
+# `metric arbiter_watch_lists_total 'kind="pod"'`.
+metric() {
+  curl -sS "http://127.0.0.1:$SCHED_METRICS_PORT/metrics" | python3 -c '
+import sys
+name, labels = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""
+total = 0.0
+for line in sys.stdin:
+    if line.startswith("#"):
+        continue
+    series, _, value = line.rpartition(" ")
+    if series == name or (series.startswith(name + "{") and labels in series):
+        total += float(value)
+print(int(total) if total == int(total) else total)' "$1" "${2:-}"
+}
+
+# check_invariants [--settled] [--mark ...]: the independent checker; fails the test on a violation.
+check_invariants() {
+  local out
+  if ! out=$(python3 "$E2E_ROOT/tests/reliability/check_invariants.py" --kubectl "$KUBECTL" "$@"); then
+    echo "$out"
+    fail "the checker found violations (above)"
+  fi
+  pass "${out##*$'\n'}"
+}
+# invariants_hold [--settled]: the same, for wait_until (quiet, no failure).
+invariants_hold() {
+  python3 "$E2E_ROOT/tests/reliability/check_invariants.py" --kubectl "$KUBECTL" "$@" >/dev/null
+}
