@@ -47,7 +47,7 @@ Binder::Binder(BindFunction bind, EvictFunction evict, EventFunction record_even
       done_(std::move(done)),
       preempted_(std::move(preempted)),
       clock_(clock),
-      options_(options) {
+      options_(std::move(options)) {
   int workers = options_.workers > 0 ? options_.workers : 1;
   workers_.reserve(static_cast<std::size_t>(workers));
   for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Work(); });
@@ -141,7 +141,13 @@ void Binder::Work() {
       queue_.pop_front();
       ++running_;
     }
-    if (const auto* decision = std::get_if<BindDecision>(&work)) {
+    if (const auto* decision = std::get_if<BindDecision>(&work);
+        decision != nullptr && !MayWrite()) {
+      ARBITER_LOG(kWarning) << "bind not sent pod=" << decision->namespace_name << "/"
+                            << decision->pod_name << " node=" << decision->node_name
+                            << ": no longer allowed to write (the leader lease is lost)";
+      done_(*decision, BindOutcome::kRefused);
+    } else if (decision != nullptr) {
       Clock::MonotonicTime start = clock_.MonotonicNow();
       StatusOr<k8s::BindOutcome> outcome = bind_(*decision);
       Finish(*decision, outcome, clock_.MonotonicNow() - start);
@@ -194,6 +200,13 @@ void Binder::Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcom
 
 void Binder::RunPreemption(const PreemptionBatch& batch) {
   std::vector<std::string> refused;
+  auto refuse_all = [&] {
+    ARBITER_LOG(kWarning) << "preemption not sent preemptor=" << batch.preemptor
+                          << ": no longer allowed to write (the leader lease is lost)";
+    for (const EvictDecision& e : batch.evictions) refused.push_back(e.pod_uid);
+    preempted_(batch, refused);
+  };
+  if (!MayWrite()) return refuse_all();
   for (const EvictDecision& e : batch.evictions) {
     Status status = evict_(e, /*dry_run=*/true);
     if (status.ok()) continue;
@@ -202,6 +215,7 @@ void Binder::RunPreemption(const PreemptionBatch& batch) {
                           << " error=" << status;
     refused.push_back(e.pod_uid);
   }
+  if (refused.empty() && !MayWrite()) return refuse_all();
   if (refused.empty()) {
     for (const EvictDecision& e : batch.evictions) {
       Status status = evict_(e, /*dry_run=*/false);

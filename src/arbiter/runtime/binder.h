@@ -51,6 +51,11 @@ struct BinderOptions {
   int workers = 16;
   // How long a failed bind stays assumed (the Applier's option; set here with the binder's).
   std::chrono::nanoseconds failed_bind_ttl = std::chrono::seconds(30);
+  // Asked before each bind and eviction is sent (empty: always true). A scheduler that is no
+  // longer the leader (it was paused past its lease, say) must not send what it decided while it
+  // was: the new leader may have used that room already. Binds not sent are placed again (as
+  // refused), evictions reported refused.
+  std::function<bool()> may_write;
 };
 
 class Binder {
@@ -100,6 +105,7 @@ class Binder {
   void Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcome>& outcome,
               std::chrono::nanoseconds latency);
   void RunPreemption(const PreemptionBatch& batch);
+  bool MayWrite() const { return !options_.may_write || options_.may_write(); }
   void FinishEviction(const EvictDecision& eviction, const Status& status);
 
   const BindFunction bind_;

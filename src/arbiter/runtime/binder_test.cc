@@ -54,6 +54,9 @@ class BinderTest : public testing::Test {
 
   static BindDecision Decision() { return {"ns", "p", "uid-p", "n1"}; }
 
+  // What the binder asks before it sends anything: does this replica still lead?
+  std::function<bool()> may_write_;
+
   Binder MakeBinder(const StatusOr<k8s::BindOutcome>& outcome) {
     return Binder(
         [this, outcome](const BindDecision& d) {
@@ -82,7 +85,8 @@ class BinderTest : public testing::Test {
           }
           applier_.PreemptionDone(batch, refused, clock_.MonotonicNow());
         },
-        clock_, BinderOptions{.workers = 2, .failed_bind_ttl = seconds(30)});
+        clock_,
+        BinderOptions{.workers = 2, .failed_bind_ttl = seconds(30), .may_write = may_write_});
   }
 
   // What the scheduler does with a session's binds: the Applier assumes them, then hands them to
@@ -195,6 +199,18 @@ TEST_F(BinderTest, AServerErrorWaitsForTheWatch) {
   EXPECT_EQ(cache_.ExpireAssumed(clock_.MonotonicNow() + seconds(30)), 1);
 }
 
+// A replica paused past its lease (SIGSTOP, a long GC) must not send, when it resumes, the binds
+// it decided before: the new leader may have used that room. They are placed again instead.
+TEST_F(BinderTest, AReplicaThatNoLongerLeadsSendsNoBind) {
+  may_write_ = [] { return false; };
+  Binder binder = MakeBinder(k8s::BindOutcome::kBound);
+  Submit(binder, Decision());
+  binder.Flush();
+  EXPECT_TRUE(calls().empty());
+  EXPECT_EQ(binder.counts().bound, 0U);
+  EXPECT_EQ(cache_.ExpireAssumed(clock_.MonotonicNow() + seconds(1)), 1);
+}
+
 TEST_F(BinderTest, StopFinishesQueuedBindsThenRefuses) {
   Binder binder = MakeBinder(k8s::BindOutcome::kBound);
   Submit(binder, Decision());
@@ -253,6 +269,15 @@ class PreemptionBatchTest : public BinderTest {
     return refused_;
   }
 };
+
+TEST_F(PreemptionBatchTest, AReplicaThatNoLongerLeadsEvictsNothing) {
+  may_write_ = [] { return false; };
+  Binder binder = MakeBinder(k8s::BindOutcome::kBound);
+  Apply(binder, Plan());
+  binder.Flush();
+  EXPECT_TRUE(calls().empty());
+  EXPECT_EQ(refused(), (std::vector<std::string>{"uid-v1", "uid-v2"}));
+}
 
 TEST_F(PreemptionBatchTest, AllEvictionsAcceptedAreMadeAfterTheirDryRuns) {
   Binder binder = MakeBinder(k8s::BindOutcome::kBound);

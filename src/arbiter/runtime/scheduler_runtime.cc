@@ -15,6 +15,11 @@
 namespace arbiter::runtime {
 namespace {
 
+BinderOptions WhileLeading(BinderOptions options, std::function<bool()> leading) {
+  options.may_write = std::move(leading);
+  return options;
+}
+
 InformerOptions MakeInformerOptions(const RuntimeOptions& options, std::function<void()> kick) {
   InformerOptions informers;
   informers.scheduler_name = options.cache.scheduler_name;
@@ -110,7 +115,10 @@ SchedulerRuntime::SchedulerRuntime(k8s::HttpTransport& transport,
             }
             applier_.PreemptionDone(batch, refused, clock_.MonotonicNow());
           },
-          clock_, options_.binder),
+          clock_,
+          // Binds and evictions are sent only while this replica leads (elector_ is set by then).
+          WhileLeading(options_.binder,
+                       [this] { return elector_ == nullptr || elector_->IsLeader(); })),
       effects_(std::make_unique<ApiEffects>(*this)),
       elector_(options_.leader_election
                    ? std::make_unique<k8s::LeaderElector>(api_, *options_.leader_election, clock_)
