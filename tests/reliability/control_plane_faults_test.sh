@@ -85,24 +85,8 @@ check_invariants --settled
 # A kube-apiserver just started refuses requests (403) until its RBAC informers have synced.
 # e2e_done fails on any refusal in the scheduler's log (a permission the chart lacks), so the
 # refusals are checked here instead: each came within 20 s of a restart of the API server.
-late_refusals() {
-  python3 - "$E2E_TMP/scheduler.log" "${restarts[@]}" <<'PY'
-import datetime, re, sys
-restarts = [int(t) for t in sys.argv[2:]]
-late = []
-for line in open(sys.argv[1], errors="replace"):
-    if " cannot " not in line:
-        continue
-    stamp = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)", line)
-    when = datetime.datetime.fromisoformat(stamp.group(1)).replace(
-        tzinfo=datetime.timezone.utc).timestamp() if stamp else None
-    if when is None or not any(0 <= when - t <= 20 for t in restarts):
-        late.append(line.strip())
-print("\n".join(late[:5]))
-sys.exit(1 if late else 0)
-PY
-}
-expect "the scheduler's only 403s came right after the API server's restarts" late_refusals
+expect "the scheduler's only 403s came right after the API server's restarts" \
+  refusals_only_after "$E2E_TMP/scheduler.log" "${restarts[@]}"
 mv "$E2E_TMP/scheduler.log" "$E2E_TMP/scheduler-after-restarts.txt"
 
 e2e_done

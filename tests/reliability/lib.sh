@@ -199,3 +199,63 @@ scheduler_kill() {
 
 # outage SECONDS: how long a fault lasts. Not a wait for anything: the fault's length is the test.
 outage() { sleep "$1"; }
+
+# ---------------------------------------------------------------------------------------------
+# Replicas with --leader-elect (as their ServiceAccount, Lease arbiter-system/arbiter-scheduler).
+
+LEASE_NS=arbiter-system
+declare -A REPLICA_PID
+# start_replica NAME [FLAGS...]: an arbiter-scheduler replica, log $E2E_TMP/NAME.log (appended
+# to, so that a replica started again keeps its history).
+start_replica() {
+  local name=$1
+  shift
+  e2e_service_account arbiter-scheduler >/dev/null
+  e2e_exec_as arbiter-scheduler "$ARBITER_SCHEDULER" --period 1s -v 2 --leader-elect \
+    --leader-elect-namespace "$LEASE_NS" "$@" </dev/null >>"$E2E_TMP/$name.log" 2>&1 &
+  REPLICA_PID[$name]=$!
+  E2E_EXTRA_PIDS+=("$!")
+  e2e_log "started replica $name (pid $!)"
+}
+lease_holder() {
+  k -n "$LEASE_NS" get lease arbiter-scheduler -o jsonpath='{.spec.holderIdentity}' 2>/dev/null
+}
+has_lease_holder() { [[ -n $(lease_holder) ]]; }
+replica_alive() { kill -0 "${REPLICA_PID[$1]}" 2>/dev/null; }
+replica_exited() { ! replica_alive "$1"; }
+# leading_replica: the live replica whose log says it became leader with the Lease's current
+# holder identity, the last to say so.
+leading_replica() {
+  local name holder best="" best_line=""
+  holder=$(lease_holder)
+  [[ -n $holder ]] || return 0
+  for name in "${!REPLICA_PID[@]}"; do
+    replica_alive "$name" || continue
+    local line
+    line=$(grep "became leader.*identity=$holder\$" "$E2E_TMP/$name.log" 2>/dev/null | tail -n 1)
+    [[ -n $line && ( -z $best_line || $line > $best_line ) ]] && best=$name best_line=$line
+  done
+  echo "$best"
+}
+has_leading_replica() { [[ -n $(leading_replica) ]]; }
+
+# refusals_only_after LOG EPOCH...: every line of LOG that reports a request RBAC refused came
+# within 20 s after one of the EPOCHs (when a kube-apiserver was started: it refuses requests until
+# its RBAC informers have synced); prints the first others. For `expect`.
+refusals_only_after() {
+  python3 - "$@" <<'PY'
+import datetime, re, sys
+log, restarts = sys.argv[1], [int(t) for t in sys.argv[2:]]
+late = []
+for line in open(log, errors="replace"):
+    if " cannot " not in line:
+        continue
+    stamp = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)", line)
+    when = datetime.datetime.fromisoformat(stamp.group(1)).replace(
+        tzinfo=datetime.timezone.utc).timestamp() if stamp else None
+    if when is None or not any(0 <= when - t <= 20 for t in restarts):
+        late.append(line.strip())
+print("\n".join(late[:5]))
+sys.exit(1 if late else 0)
+PY
+}

@@ -8,41 +8,20 @@
 #     it learns it lost the Lease and exits (status 1), as kube-scheduler does.
 #  3. A gang that does not fit arrives and waits whole; the independent checker (settled) finds
 #     nothing (no node over its allocatable, no pod bound twice).
-# shellcheck source-path=SCRIPTDIR disable=SC2016  # jsonpath and eval in single quotes
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 e2e_setup zombie_leader --nodes 4 --node-cpu 4
-lease_ns=arbiter-system
-e2e_service_account arbiter-scheduler >/dev/null
-
-declare -A pid_of
-start() {
-  e2e_exec_as arbiter-scheduler "$ARBITER_SCHEDULER" --period 1s -v 2 --leader-elect \
-    --leader-elect-namespace "$lease_ns" </dev/null >"$E2E_TMP/$1.log" 2>&1 &
-  pid_of[$1]=$!
-  E2E_EXTRA_PIDS+=("$!")
-}
-start scheduler-a
-start scheduler-b
-
-holder() { k -n "$lease_ns" get lease arbiter-scheduler -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
-has_holder() { [[ -n $(holder) ]]; }
-wait_until "a replica holds Lease arbiter-scheduler" 30 has_holder
-leader_of() {
-  local r
-  for r in a b; do
-    grep -q "became leader.*identity=$(holder)\$" "$E2E_TMP/scheduler-$r.log" 2>/dev/null &&
-      echo "scheduler-$r"
-  done
-  return 0
-}
-wait_until "the replica holding the Lease logged it" 10 eval '[[ -n $(leader_of) ]]'
-leader=$(leader_of)
+start_replica scheduler-a
+start_replica scheduler-b
+wait_until "a replica holds Lease arbiter-scheduler" 30 has_lease_holder
+wait_until "the replica holding the Lease logged it" 10 has_leading_replica
+leader=$(leading_replica)
 standby="scheduler-b"
 [[ $leader == scheduler-b ]] && standby="scheduler-a"
-old_identity=$(holder)
+old_identity=$(lease_holder)
 e2e_log "leader $leader ($old_identity), standby $standby"
 wait_until "the leader created Queue default" 30 queue_exists default
 
@@ -61,21 +40,20 @@ all_waiting() {
 wait_until "the 4 single pods wait with a reason" 30 all_waiting
 
 # --- 1. the leader paused, room made, the standby takes over -------------------------------------
-kill -STOP "${pid_of[$leader]}"
+kill -STOP "${REPLICA_PID[$leader]}"
 e2e_log "paused $leader (SIGSTOP)"
 kn delete pods -l arbiter.dev/pod-group=full0 --wait=false >/dev/null
-new_holder() { [[ -n $(holder) && $(holder) != "$old_identity" ]]; }
+new_holder() { [[ -n $(lease_holder) && $(lease_holder) != "$old_identity" ]]; }
 wait_until "$standby takes the Lease" 40 new_holder
 wait_until "the new leader binds the 4 waiting pods into the room" 30 bound_is waiting=yes 4
 lines_before=$(wc -l <"$E2E_TMP/$leader.log")
 
 # --- 2. the old leader resumed ---------------------------------------------------------------------
-kill -CONT "${pid_of[$leader]}"
+kill -CONT "${REPLICA_PID[$leader]}"
 e2e_log "resumed $leader (SIGCONT)"
-exited() { ! kill -0 "${pid_of[$leader]}" 2>/dev/null; }
-wait_until "the old leader exits once it learns it lost the Lease" 30 exited
+wait_until "the old leader exits once it learns it lost the Lease" 30 replica_exited "$leader"
 status=0
-wait "${pid_of[$leader]}" || status=$?
+wait "${REPLICA_PID[$leader]}" || status=$?
 expect "with status 1 (lost the lease), got $status" test "$status" -eq 1
 after=$(tail -n +"$((lines_before + 1))" "$E2E_TMP/$leader.log")
 wrote() { grep -E 'bound pod=|evicted pod=|bind failed|status write|nominat' <<<"$after"; }

@@ -1,9 +1,10 @@
 #include "arbiter/k8s/leader_election.h"
 
-#include <cstdio>
 #include <ctime>
 
 #include <nlohmann/json.hpp>
+
+#include "arbiter/base/log.h"
 
 namespace arbiter::k8s {
 
@@ -138,7 +139,7 @@ void LeaderElector::Run(const std::function<void()>& on_started,
     StatusOr<bool> held = TryAcquireOrRenew();
     if (held.ok()) knows_role_ = true;  // leader, or a standby that saw the holder
     if (held.ok() && *held) break;
-    if (!held.ok()) std::fprintf(stderr, "leader election: %s\n", held.status().ToString().c_str());
+    if (!held.ok()) ARBITER_LOG(kWarning) << "leader election: " << held.status();
     if (!WaitFor(config_.retry_period)) return;
   }
   last_renew_ns_ = clock_.MonotonicNow().time_since_epoch().count();
@@ -153,7 +154,7 @@ void LeaderElector::Run(const std::function<void()>& on_started,
       continue;
     }
     if (held.ok() || !IsLeader()) break;  // someone else holds it, or our deadline passed
-    std::fprintf(stderr, "leader election: renew failed: %s\n", held.status().ToString().c_str());
+    ARBITER_LOG(kWarning) << "leader election: renew failed: " << held.status();
   }
   bool stopping = false;
   {
@@ -165,7 +166,7 @@ void LeaderElector::Run(const std::function<void()>& on_started,
   if (stopping && still_ours) {
     Status released = Release();
     if (!released.ok()) {
-      std::fprintf(stderr, "leader election: release: %s\n", released.ToString().c_str());
+      ARBITER_LOG(kWarning) << "leader election: release: " << released;
     }
   }
   on_stopped();
