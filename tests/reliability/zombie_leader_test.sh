@@ -4,8 +4,9 @@
 #  1. The leader is paused (SIGSTOP) and a gang is deleted: the other replica takes the Lease
 #     (after the lease duration) and binds the 4 waiting pods into the room.
 #  2. The old leader is resumed (SIGCONT) with its cache from before the pause, which still sees
-#     the room free and the 4 pods waiting. It must write nothing: no bind, no event, no status;
-#     it learns it lost the Lease and exits (status 1), as kube-scheduler does.
+#     the room free and the 4 pods waiting. It must send nothing (its log shows no bind, eviction
+#     or nomination, and no failed write); it learns it lost the Lease and exits (status 1), as
+#     kube-scheduler does.
 #  3. A gang that does not fit arrives and waits whole; the independent checker (settled) finds
 #     nothing (no node over its allocatable, no pod bound twice).
 # shellcheck source-path=SCRIPTDIR

@@ -25,7 +25,7 @@ k8s::EventSpec PodEvent(const BindDecision& decision) {
 bool RefusedByTheServer(const Status& status) {
   switch (status.code()) {
     case StatusCode::kResourceExhausted:  // 429, after the client's own retries
-    case StatusCode::kAborted:            // 409 but "already assigned": the pod was replaced
+    case StatusCode::kAborted:            // 409 other than "already assigned": the pod was replaced
     case StatusCode::kNotFound:
     case StatusCode::kPermissionDenied:
     case StatusCode::kUnauthenticated:
