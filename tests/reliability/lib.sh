@@ -248,7 +248,7 @@ import datetime, re, sys
 log, restarts = sys.argv[1], [int(t) for t in sys.argv[2:]]
 late = []
 for line in open(log, errors="replace"):
-    if " cannot " not in line:
+    if not re.search(r'system:serviceaccount:[^ ]*" cannot ', line):
         continue
     stamp = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)", line)
     when = datetime.datetime.fromisoformat(stamp.group(1)).replace(

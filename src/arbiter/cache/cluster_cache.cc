@@ -493,6 +493,19 @@ std::size_t ClusterCache::assumed_count() const {
       pods_.begin(), pods_.end(), [](const auto& kv) { return !kv.second.assumed_node.empty(); }));
 }
 
+ClusterCache::Counts ClusterCache::counts() const {
+  std::lock_guard lock(mu_);
+  Counts c;
+  c.nodes = nodes_.size();
+  c.pods = pods_.size();
+  c.pod_groups = groups_.size();
+  c.jobs = jobs_.size();
+  c.queues = queues_.size();
+  c.assumed = static_cast<std::size_t>(std::count_if(
+      pods_.begin(), pods_.end(), [](const auto& kv) { return !kv.second.assumed_node.empty(); }));
+  return c;
+}
+
 bool ClusterCache::IsAssumed(std::string_view pod_uid) const {
   std::lock_guard lock(mu_);
   auto it = pods_.find(pod_uid);

@@ -108,6 +108,17 @@ class ClusterCache {
   // Drops an assumption at once (the pod was bound elsewhere, or the bind was refused for good).
   void Forget(const std::string& pod_uid);
   std::size_t assumed_count() const;
+  // How many objects of each kind the cache holds (a soak compares them with a fresh LIST: a
+  // cache that only grows, or misses a deletion, shows here first).
+  struct Counts {
+    std::size_t nodes = 0;
+    std::size_t pods = 0;
+    std::size_t pod_groups = 0;
+    std::size_t jobs = 0;  // pod groups and pods of no group alike
+    std::size_t queues = 0;
+    std::size_t assumed = 0;
+  };
+  Counts counts() const;
   // Whether the pod is assumed on a node (its bind in flight, or failed and not yet expired).
   bool IsAssumed(std::string_view pod_uid) const;
 

@@ -127,6 +127,35 @@ TEST_F(ClusterCacheTest, DeletedPodStopsCounting) {
   EXPECT_THAT(Snap()->tasks, IsEmpty());
 }
 
+TEST_F(ClusterCacheTest, CountsFollowUpsertsAndDeletions) {
+  const Pod single = MakePod("single").Request("cpu", "1").Build();
+  const Pod member = MakePod("w-0").Group("g").Request("cpu", "1").Build();
+  const PodGroup group = MakePodGroup("g").MinMember(1).Build();
+  cache_.UpsertPod(single);
+  cache_.UpsertPod(member);
+  cache_.UpsertPodGroup(group);
+  cache_.UpsertQueue(MakeQueue("q"));
+  cache_.Assume("default/single", "n1");
+  ClusterCache::Counts c = cache_.counts();
+  EXPECT_EQ(c.nodes, 1U);
+  EXPECT_EQ(c.pods, 2U);
+  EXPECT_EQ(c.pod_groups, 1U);
+  EXPECT_EQ(c.jobs, 2U);
+  EXPECT_EQ(c.queues, 1U);
+  EXPECT_EQ(c.assumed, 1U);
+
+  cache_.DeletePod(single);
+  cache_.DeletePod(member);
+  cache_.DeletePodGroup(group);
+  cache_.DeleteQueue("q");
+  c = cache_.counts();
+  EXPECT_EQ(c.pods, 0U);
+  EXPECT_EQ(c.pod_groups, 0U);
+  EXPECT_EQ(c.jobs, 0U);
+  EXPECT_EQ(c.queues, 0U);
+  EXPECT_EQ(c.assumed, 0U);
+}
+
 TEST(ClusterCacheFilters, NamespaceFilterLimitsTasksNotCounting) {
   CacheOptions options;
   options.namespaces = {"ml"};

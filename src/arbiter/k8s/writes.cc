@@ -11,6 +11,19 @@ std::string PodPath(std::string_view namespace_name, std::string_view pod_name) 
   return "/api/v1/namespaces/" + std::string(namespace_name) + "/pods/" + std::string(pod_name);
 }
 
+// A server error or no answer: the API server may or may not have done the request.
+bool OutcomeUnknown(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kUnavailable:
+    case StatusCode::kInternal:
+    case StatusCode::kUnknown:
+    case StatusCode::kDeadlineExceeded:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
@@ -26,12 +39,33 @@ StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
   StatusOr<std::string> created =
       api.Create(PodPath(namespace_name, pod_name) + "/binding", binding.dump());
   if (created.ok()) return BindOutcome::kBound;
+  const Status& error = created.status();
   // The API server answers a second binding with 409 "pod x is already assigned to node y".
-  if (created.status().code() == StatusCode::kAborted &&
-      created.status().message().find("is already assigned to node") != std::string::npos) {
+  if (error.code() == StatusCode::kAborted &&
+      error.message().find("is already assigned to node") != std::string::npos) {
     return BindOutcome::kAlreadyAssigned;
   }
-  return created.status();
+  if (!OutcomeUnknown(error)) return error;
+  // Without this read the scheduler would keep the pod assumed for the failed-bind TTL (30 s):
+  // its node's room held, the pod given no reason, its queue's usage counted with it.
+  StatusOr<std::string> pod = api.Get(PodPath(namespace_name, pod_name));
+  if (!pod.ok()) {
+    if (pod.status().code() != StatusCode::kNotFound) return error;
+    return NotFoundError(error.message() + "; read back: the pod is gone");
+  }
+  const nlohmann::json object = nlohmann::json::parse(*pod, nullptr, false);
+  if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object()) {
+    return error;
+  }
+  if (!uid.empty() && object["metadata"].value("uid", "") != uid) {
+    return NotFoundError(error.message() + "; read back: the pod was replaced");
+  }
+  const std::string bound_to = object.contains("spec") && object["spec"].is_object()
+                                   ? object["spec"].value("nodeName", "")
+                                   : std::string();
+  if (bound_to == node_name) return BindOutcome::kBound;
+  if (!bound_to.empty()) return BindOutcome::kAlreadyAssigned;
+  return AbortedError(error.message() + "; read back: the pod is not bound");
 }
 
 bool PodGoneOrReplaced(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,

@@ -23,6 +23,11 @@ enum class BindOutcome : std::uint8_t {
 // Creates the pods/binding subresource. A pod that is already assigned to a node is not a
 // failure: the result says so (the watch will tell which node). `uid` guards against binding a
 // pod of the same name that replaced the one we decided for (409 ABORTED then).
+//
+// A bind whose outcome is unknown (answered 5xx, or not answered at all: the server may have made
+// it) is settled by reading the pod back: bound to `node_name` is kBound, bound elsewhere
+// kAlreadyAssigned, still unbound ABORTED ("not made"), gone or replaced NOT_FOUND. Only when the
+// read fails too is the bind's own error returned, and the outcome stays unknown.
 StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
                            std::string_view pod_name, std::string_view uid,
                            std::string_view node_name);

@@ -150,6 +150,19 @@ void SchedulerRuntime::AddCollectors() {
     AddSample(evictions, {{"result", "evicted"}}, static_cast<double>(c.evicted));
     AddSample(evictions, {{"result", "refused"}}, static_cast<double>(c.evictions_refused));
     metrics::AddWatchFamilies(out, informers_.watch_counts());
+    const ClusterCache::Counts cached = cache_.counts();
+    prometheus::MetricFamily& objects = AddFamily(
+        out, "arbiter_cache_objects",
+        "Objects in the scheduler's cache, by kind (pods: those it schedules or that hold a "
+        "node; jobs: pod groups and pods of no group; assumed: pods it placed whose bind the "
+        "watch has not shown yet)",
+        metrics::kGauge);
+    AddSample(objects, {{"kind", "node"}}, static_cast<double>(cached.nodes));
+    AddSample(objects, {{"kind", "pod"}}, static_cast<double>(cached.pods));
+    AddSample(objects, {{"kind", "podgroup"}}, static_cast<double>(cached.pod_groups));
+    AddSample(objects, {{"kind", "job"}}, static_cast<double>(cached.jobs));
+    AddSample(objects, {{"kind", "queue"}}, static_cast<double>(cached.queues));
+    AddSample(objects, {{"kind", "assumed"}}, static_cast<double>(cached.assumed));
     AddSample(AddFamily(out, "arbiter_watch_errors_total",
                         "Objects the watches skipped (they did not decode) and watch requests "
                         "that failed",
