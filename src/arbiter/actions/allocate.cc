@@ -103,10 +103,21 @@ void AllocateJob(Session& session, JobIndex j) {
                                  GangMessage(session, j, placed, failure));
 }
 
+// Whether some of the job's pods hold a node (placed, binding or running; not those leaving,
+// whose gang is being preempted or reclaimed whole).
+bool PartlyStarted(const Session& session, JobIndex j) {
+  const JobInfo& job = session.job(j);
+  return std::any_of(job.tasks.begin(), job.tasks.end(), [&](TaskIndex t) {
+    const TaskState state = session.task_state(t);
+    return HoldsNode(state) && state != TaskState::kReleasing;
+  });
+}
+
 }  // namespace
 
 void AllocateAction::Execute(Session& session) {
   std::map<QueueIndex, std::vector<JobIndex>> by_queue;
+  std::vector<JobIndex> broken;
   for (JobIndex j : JobIndex::Range(session.job_count())) {
     const JobInfo& job = session.job(j);
     // A job whose group is missing is never admitted; it is visited only to say why.
@@ -125,8 +136,19 @@ void AllocateAction::Execute(Session& session) {
       continue;
     }
     if (session.JobReady(j)) continue;  // at its minimum already: backfill adds the rest
-    by_queue[job.queue_index].push_back(j);
+    if (PartlyStarted(session, j)) {
+      broken.push_back(j);
+    } else {
+      by_queue[job.queue_index].push_back(j);
+    }
   }
+  // A gang that already holds nodes but is below its minimum (a bind of it was refused, or a
+  // member was deleted) is completed first, and its queue's deserved share does not stop it: the
+  // room it holds is counted already, is wasted until it starts, and a gang left broken is what
+  // gang scheduling promises never to leave. Its queue's capability still does (AllocateJob).
+  std::sort(broken.begin(), broken.end(),
+            [&](JobIndex a, JobIndex b) { return session.JobBefore(a, b); });
+  for (JobIndex j : broken) AllocateJob(session, j);
   struct Cursor {
     QueueIndex queue;
     std::vector<JobIndex> jobs;

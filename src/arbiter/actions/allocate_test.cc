@@ -16,6 +16,7 @@ using testing::MakeNode;
 using testing::MakePod;
 using testing::MakePodGroup;
 using testing::MakePriorityClass;
+using testing::MakeQueue;
 
 int BoundIn(const FakeCluster& cluster, const std::string& group) {
   int n = 0;
@@ -211,6 +212,34 @@ TEST(Allocate, TooFewPodsExplainsOrderedReady) {
   ASSERT_NE(c, nullptr);
   EXPECT_THAT(c->message, HasSubstr("only 1 of minMember 2 pods exist"));
   EXPECT_THAT(c->message, HasSubstr("podManagementPolicy: Parallel"));
+}
+
+// A gang below its minimum that already holds nodes (one of its binds was refused) is completed
+// although its queue is at its deserved share while another queue waits: the share does not
+// leave a gang broken. A gang of the same queue that holds nothing still waits for the share.
+TEST(Allocate, BrokenGangIsCompletedPastItsQueuesShare) {
+  FakeCluster cluster;
+  cluster.Add(MakeNode("n0").Cpu("8").Build());
+  cluster.Add(MakeQueue("a"));
+  cluster.Add(MakeQueue("b"));
+  cluster.Add(
+      MakePodGroup("broken").MinMember(3).Queue("a").Phase(PodGroupPhase::kRunning).Build());
+  cluster.Add(MakePod("broken-0").Group("broken").Request("cpu", "2").OnNode("n0").Build());
+  cluster.Add(MakePod("broken-1").Group("broken").Request("cpu", "2").OnNode("n0").Build());
+  cluster.Add(MakePod("broken-2").Group("broken").Request("cpu", "2").Build());
+  cluster.Add(MakePodGroup("later").MinMember(1).Queue("a").Build());
+  cluster.Add(MakePod("later-0").Group("later").Request("cpu", "1").Build());
+  cluster.Add(MakePodGroup("other").MinMember(1).Queue("b").Phase(PodGroupPhase::kRunning).Build());
+  cluster.Add(MakePod("other-0").Group("other").Request("cpu", "1").OnNode("n0").Build());
+  cluster.Add(MakePod("other-1").Group("other").Request("cpu", "6").Build());  // b waits
+
+  cluster.RunSession();
+  EXPECT_EQ(BoundIn(cluster, "broken"), 3);
+  EXPECT_EQ(BoundIn(cluster, "later"), 0);
+  const Condition* waits =
+      FindCondition(cluster.group("default/later").status.conditions, "Unschedulable");
+  ASSERT_NE(waits, nullptr);
+  EXPECT_THAT(waits->message, HasSubstr("deserved share"));
 }
 
 }  // namespace

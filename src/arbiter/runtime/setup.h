@@ -5,12 +5,14 @@
 // Thread safety: reentrant.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
@@ -32,8 +34,15 @@ StatusOr<k8s::RestConfig> ResolveRestConfig(const std::string& kubeconfig_flag,
                                             const k8s::InClusterEnvironment& in_cluster,
                                             const std::string& default_paths);
 
+// Which credential (exec) plugins a kubeconfig may run, as kubectl's kuberc says it
+// (credentialPluginPolicy): every one (the default, as client-go), none, or those listed.
+enum class CredentialPluginPolicy : std::uint8_t { kAllowAll, kDenyAll, kAllowlist };
+StatusOr<CredentialPluginPolicy> ParseCredentialPluginPolicy(std::string_view value);
+
 // How a daemon reaches the API server: its --kubeconfig, --context, --kube-api-qps and
-// --kube-api-burst, and the user agent it sends.
+// --kube-api-burst, and the user agent it sends; and what it accepts of a kubeconfig that someone
+// else may have written: --allow-insecure-tls (a cluster with insecure-skip-tls-verify is refused
+// without it) and --credential-plugin-policy / --credential-plugin-allowlist.
 struct ApiConnection {
   std::string kubeconfig;
   std::string context;
@@ -41,7 +50,19 @@ struct ApiConnection {
   int burst = 100;
   std::string user_agent;
   std::function<void(const k8s::RequestRecord&)> on_request;  // TransportOptions::on_request
+  bool allow_insecure_tls = false;
+  CredentialPluginPolicy plugin_policy = CredentialPluginPolicy::kAllowAll;
+  // With kAllowlist: the commands allowed, as absolute paths or names looked up on PATH; a plugin
+  // is allowed when its command is the same file as one of them.
+  std::vector<std::string> plugin_allowlist;
 };
+
+// Whether the configuration may be used as `connection` says: FAILED_PRECONDITION for
+// insecure-skip-tls-verify without allow_insecure_tls, PERMISSION_DENIED for a credential plugin
+// the policy does not allow (the message names the command and the flag). `path` is how a bare
+// command is looked up ($PATH).
+Status CheckConnectionPolicy(const k8s::RestConfig& config, const ApiConnection& connection,
+                             std::string_view path);
 
 // The transport of a daemon (the configuration as ResolveRestConfig finds it, from this process's
 // environment), and the configuration for its logs. Errors say what was wrong.

@@ -112,5 +112,72 @@ tiers:
       << scheduler.status();
 }
 
+// --- What a daemon accepts of a kubeconfig ---
+
+k8s::RestConfig WithExec(const std::string& command) {
+  k8s::RestConfig config;
+  config.server = "https://api.example:6443";
+  config.exec = k8s::ExecConfig{.command = command};
+  return config;
+}
+
+TEST(ConnectionPolicyTest, InsecureSkipTlsVerifyNeedsTheFlag) {
+  k8s::RestConfig config;
+  config.server = "https://api.example:6443";
+  config.insecure_skip_tls_verify = true;
+  Status refused = CheckConnectionPolicy(config, ApiConnection{}, "/usr/bin");
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("https://api.example:6443"), std::string::npos) << refused;
+  EXPECT_NE(refused.message().find("insecure-skip-tls-verify"), std::string::npos) << refused;
+  EXPECT_NE(refused.message().find("--allow-insecure-tls"), std::string::npos) << refused;
+  EXPECT_TRUE(
+      CheckConnectionPolicy(config, ApiConnection{.allow_insecure_tls = true}, "/usr/bin").ok());
+}
+
+TEST(ConnectionPolicyTest, PluginsRunByDefaultAndNotWhenDenied) {
+  EXPECT_TRUE(CheckConnectionPolicy(WithExec("aws"), ApiConnection{}, "/usr/bin").ok());
+  Status denied = CheckConnectionPolicy(
+      WithExec("aws"), ApiConnection{.plugin_policy = CredentialPluginPolicy::kDenyAll}, "");
+  EXPECT_EQ(denied.code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(denied.message().find("\"aws\""), std::string::npos) << denied;
+  EXPECT_NE(denied.message().find("DenyAll"), std::string::npos) << denied;
+}
+
+TEST(ConnectionPolicyTest, TheAllowlistMatchesTheSameFileByPathOrName) {
+  // `sh` is on every PATH a test runs with; /bin/sh and sh found on /bin are the same file.
+  const ApiConnection by_name{.plugin_policy = CredentialPluginPolicy::kAllowlist,
+                              .plugin_allowlist = {"sh"}};
+  EXPECT_TRUE(CheckConnectionPolicy(WithExec("/bin/sh"), by_name, "/bin").ok());
+  const ApiConnection by_path{.plugin_policy = CredentialPluginPolicy::kAllowlist,
+                              .plugin_allowlist = {"/bin/sh"}};
+  EXPECT_TRUE(CheckConnectionPolicy(WithExec("sh"), by_path, "/nonexistent:/bin").ok());
+
+  Status other = CheckConnectionPolicy(WithExec("/bin/true"), by_path, "/bin");
+  EXPECT_EQ(other.code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(other.message().find("/bin/true"), std::string::npos) << other;
+  EXPECT_NE(other.message().find("--credential-plugin-allowlist"), std::string::npos) << other;
+  // A name that is on no PATH directory matches nothing, not even an entry of the same name.
+  const ApiConnection ghost{.plugin_policy = CredentialPluginPolicy::kAllowlist,
+                            .plugin_allowlist = {"no-such-plugin"}};
+  Status missing = CheckConnectionPolicy(WithExec("no-such-plugin"), ghost, "/bin");
+  EXPECT_EQ(missing.code(), StatusCode::kPermissionDenied);
+  EXPECT_NE(missing.message().find("not found on PATH"), std::string::npos) << missing;
+  // An empty allowlist allows nothing.
+  EXPECT_EQ(CheckConnectionPolicy(
+                WithExec("/bin/sh"),
+                ApiConnection{.plugin_policy = CredentialPluginPolicy::kAllowlist}, "/bin")
+                .code(),
+            StatusCode::kPermissionDenied);
+}
+
+TEST(ConnectionPolicyTest, PolicyNamesParse) {
+  EXPECT_EQ(*ParseCredentialPluginPolicy("AllowAll"), CredentialPluginPolicy::kAllowAll);
+  EXPECT_EQ(*ParseCredentialPluginPolicy("DenyAll"), CredentialPluginPolicy::kDenyAll);
+  EXPECT_EQ(*ParseCredentialPluginPolicy("Allowlist"), CredentialPluginPolicy::kAllowlist);
+  StatusOr<CredentialPluginPolicy> bad = ParseCredentialPluginPolicy("allowall");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--credential-plugin-policy"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace arbiter::runtime

@@ -143,7 +143,9 @@ class Checker {
       c.bound_now = c.bound_now || bound_now_.contains(uid);
       if (HoldsNode(pod) || pod.status.phase == PodPhase::kSucceeded) {
         ++c.all;
-        c.holding += HoldsNode(pod) ? 1 : 0;
+        // A pod being deleted is leaving, not placed: a gang evicted whole keeps its node until
+        // it has gone, after its finished pods may have gone first.
+        c.holding += HoldsNode(pod) && !pod.meta.deletion_timestamp.has_value() ? 1 : 0;
         auto task = pod.meta.labels.find(std::string(kTaskLabel));
         ++c.by_task[task == pod.meta.labels.end() ? "" : task->second];
       }

@@ -19,6 +19,7 @@
 #include "arbiter/base/log.h"
 #include "arbiter/base/status.h"
 #include "arbiter/base/version.h"
+#include "arbiter/cmd/connection_flags.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/kubeconfig.h"
 #include "arbiter/runtime/controller_runtime.h"
@@ -33,6 +34,7 @@ constexpr int kExitUsage = 2;
 
 struct Flags {
   std::string kubeconfig;
+  arbiter::cmd::ConnectionPolicyFlags connection_policy;
   std::string context;
   std::string scheduler_name = "arbiter";
   std::string namespaces;
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
                  "kubeconfig file(s), colon-separated; default: in-cluster configuration, else "
                  "$KUBECONFIG or ~/.kube/config");
   app.add_option("--context", flags.context, "kubeconfig context to use");
+  arbiter::cmd::AddConnectionPolicyFlags(app, flags.connection_policy);
   app.add_option("--scheduler-name", flags.scheduler_name,
                  "keep the groups of the pods whose spec.schedulerName is this")
       ->capture_default_str();
@@ -201,15 +204,20 @@ int main(int argc, char** argv) {
   const arbiter::runtime::DaemonMetrics metrics =
       arbiter::runtime::MakeDaemonMetrics("arbiter-controller");
   arbiter::k8s::RestConfig rest;
+  arbiter::runtime::ApiConnection connection{
+      .kubeconfig = flags.kubeconfig,
+      .context = flags.context,
+      .qps = flags.kube_api_qps,
+      .burst = flags.kube_api_burst,
+      .user_agent = "arbiter-controller/" + std::string(arbiter::Version()),
+      .on_request = metrics.api->Hook()};
+  if (arbiter::Status applied =
+          arbiter::cmd::ApplyConnectionPolicyFlags(flags.connection_policy, connection);
+      !applied.ok()) {
+    return Usage(applied.message());
+  }
   arbiter::StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> transport =
-      arbiter::runtime::ConnectToApiServer(
-          {.kubeconfig = flags.kubeconfig,
-           .context = flags.context,
-           .qps = flags.kube_api_qps,
-           .burst = flags.kube_api_burst,
-           .user_agent = "arbiter-controller/" + std::string(arbiter::Version()),
-           .on_request = metrics.api->Hook()},
-          clock, &rest);
+      arbiter::runtime::ConnectToApiServer(connection, clock, &rest);
   if (!transport.ok()) return Usage(transport.status().message());
   ARBITER_LOG(kInfo) << "api server: " << rest;
 

@@ -19,6 +19,7 @@
 #include "arbiter/base/log.h"
 #include "arbiter/base/status.h"
 #include "arbiter/base/version.h"
+#include "arbiter/cmd/connection_flags.h"
 #include "arbiter/framework/config.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/k8s/kubeconfig.h"
@@ -34,6 +35,7 @@ constexpr int kExitUsage = 2;
 
 struct Flags {
   std::string kubeconfig;
+  arbiter::cmd::ConnectionPolicyFlags connection_policy;
   std::string context;
   std::string config;
   std::string scheduler_name = "arbiter";
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
                  "kubeconfig file(s), colon-separated; default: in-cluster configuration, else "
                  "$KUBECONFIG or ~/.kube/config");
   app.add_option("--context", flags.context, "kubeconfig context to use");
+  arbiter::cmd::AddConnectionPolicyFlags(app, flags.connection_policy);
   app.add_option("--config", flags.config,
                  "scheduler configuration (YAML: actions and plugin tiers); default: built in");
   app.add_option("--scheduler-name", flags.scheduler_name,
@@ -181,15 +184,20 @@ int main(int argc, char** argv) {
   const arbiter::runtime::DaemonMetrics metrics =
       arbiter::runtime::MakeDaemonMetrics("arbiter-scheduler");
   arbiter::k8s::RestConfig rest;
+  arbiter::runtime::ApiConnection connection{
+      .kubeconfig = flags.kubeconfig,
+      .context = flags.context,
+      .qps = flags.kube_api_qps,
+      .burst = flags.kube_api_burst,
+      .user_agent = "arbiter-scheduler/" + std::string(arbiter::Version()),
+      .on_request = metrics.api->Hook()};
+  if (arbiter::Status applied =
+          arbiter::cmd::ApplyConnectionPolicyFlags(flags.connection_policy, connection);
+      !applied.ok()) {
+    return Usage(applied.message());
+  }
   arbiter::StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> transport =
-      arbiter::runtime::ConnectToApiServer(
-          {.kubeconfig = flags.kubeconfig,
-           .context = flags.context,
-           .qps = flags.kube_api_qps,
-           .burst = flags.kube_api_burst,
-           .user_agent = "arbiter-scheduler/" + std::string(arbiter::Version()),
-           .on_request = metrics.api->Hook()},
-          clock, &rest);
+      arbiter::runtime::ConnectToApiServer(connection, clock, &rest);
   if (!transport.ok()) return Usage(transport.status().message());
   ARBITER_LOG(kInfo) << "api server: " << rest;
 

@@ -57,14 +57,16 @@ struct Connection {
 
 StatusOr<Connection> Connect(const ClusterFlags& flags) {
   Connection c;
+  arbiter::runtime::ApiConnection connection{.kubeconfig = flags.kubeconfig,
+                                             .context = flags.context,
+                                             .qps = 50,
+                                             .burst = 100,
+                                             .user_agent = "arbiterctl/0.1",
+                                             .on_request = {}};
+  ARBITER_RETURN_IF_ERROR(
+      arbiter::cmd::ApplyConnectionPolicyFlags(flags.connection_policy, connection));
   StatusOr<std::unique_ptr<arbiter::k8s::HttpTransport>> transport =
-      arbiter::runtime::ConnectToApiServer({.kubeconfig = flags.kubeconfig,
-                                            .context = flags.context,
-                                            .qps = 50,
-                                            .burst = 100,
-                                            .user_agent = "arbiterctl/0.1",
-                                            .on_request = {}},
-                                           arbiter::RealClock::Instance(), &c.rest);
+      arbiter::runtime::ConnectToApiServer(connection, arbiter::RealClock::Instance(), &c.rest);
   if (!transport.ok()) return transport.status();
   c.transport = std::move(*transport);
   return c;

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "arbiter/cmd/connection_flags.h"
+
 namespace arbiterctl {
 
 struct ClusterFlags {
@@ -15,6 +17,7 @@ struct ClusterFlags {
   std::string namespace_name;
   bool all_namespaces = false;
   std::string output;  // "", "wide", "json" or "yaml"
+  arbiter::cmd::ConnectionPolicyFlags connection_policy;
 };
 
 // Each returns the process's exit code: 0, 1 when the API server could not answer or the object

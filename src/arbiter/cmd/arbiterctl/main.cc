@@ -190,6 +190,7 @@ int main(int argc, char** argv) {
                         "kubeconfig file(s), colon-separated; default: $KUBECONFIG, else "
                         "~/.kube/config, else the pod's service account");
     command->add_option("--context", cluster.context, "kubeconfig context to use");
+    arbiter::cmd::AddConnectionPolicyFlags(*command, cluster.connection_policy);
     command->add_option("-n,--namespace", cluster.namespace_name,
                         "namespace; default: the context's, else default");
     if (list) {
