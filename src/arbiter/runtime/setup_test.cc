@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -117,8 +119,16 @@ tiers:
 k8s::RestConfig WithExec(const std::string& command) {
   k8s::RestConfig config;
   config.server = "https://api.example:6443";
-  config.exec = k8s::ExecConfig{.command = command};
+  config.exec.emplace();
+  config.exec->command = command;
   return config;
+}
+
+ApiConnection WithPolicy(CredentialPluginPolicy policy, std::vector<std::string> allowlist) {
+  ApiConnection connection;
+  connection.plugin_policy = policy;
+  connection.plugin_allowlist = std::move(allowlist);
+  return connection;
 }
 
 TEST(ConnectionPolicyTest, InsecureSkipTlsVerifyNeedsTheFlag) {
@@ -130,14 +140,15 @@ TEST(ConnectionPolicyTest, InsecureSkipTlsVerifyNeedsTheFlag) {
   EXPECT_NE(refused.message().find("https://api.example:6443"), std::string::npos) << refused;
   EXPECT_NE(refused.message().find("insecure-skip-tls-verify"), std::string::npos) << refused;
   EXPECT_NE(refused.message().find("--allow-insecure-tls"), std::string::npos) << refused;
-  EXPECT_TRUE(
-      CheckConnectionPolicy(config, ApiConnection{.allow_insecure_tls = true}, "/usr/bin").ok());
+  ApiConnection allowed;
+  allowed.allow_insecure_tls = true;
+  EXPECT_TRUE(CheckConnectionPolicy(config, allowed, "/usr/bin").ok());
 }
 
 TEST(ConnectionPolicyTest, PluginsRunByDefaultAndNotWhenDenied) {
   EXPECT_TRUE(CheckConnectionPolicy(WithExec("aws"), ApiConnection{}, "/usr/bin").ok());
-  Status denied = CheckConnectionPolicy(
-      WithExec("aws"), ApiConnection{.plugin_policy = CredentialPluginPolicy::kDenyAll}, "");
+  Status denied =
+      CheckConnectionPolicy(WithExec("aws"), WithPolicy(CredentialPluginPolicy::kDenyAll, {}), "");
   EXPECT_EQ(denied.code(), StatusCode::kPermissionDenied);
   EXPECT_NE(denied.message().find("\"aws\""), std::string::npos) << denied;
   EXPECT_NE(denied.message().find("DenyAll"), std::string::npos) << denied;
@@ -145,11 +156,9 @@ TEST(ConnectionPolicyTest, PluginsRunByDefaultAndNotWhenDenied) {
 
 TEST(ConnectionPolicyTest, TheAllowlistMatchesTheSameFileByPathOrName) {
   // `sh` is on every PATH a test runs with; /bin/sh and sh found on /bin are the same file.
-  const ApiConnection by_name{.plugin_policy = CredentialPluginPolicy::kAllowlist,
-                              .plugin_allowlist = {"sh"}};
+  const ApiConnection by_name = WithPolicy(CredentialPluginPolicy::kAllowlist, {"sh"});
   EXPECT_TRUE(CheckConnectionPolicy(WithExec("/bin/sh"), by_name, "/bin").ok());
-  const ApiConnection by_path{.plugin_policy = CredentialPluginPolicy::kAllowlist,
-                              .plugin_allowlist = {"/bin/sh"}};
+  const ApiConnection by_path = WithPolicy(CredentialPluginPolicy::kAllowlist, {"/bin/sh"});
   EXPECT_TRUE(CheckConnectionPolicy(WithExec("sh"), by_path, "/nonexistent:/bin").ok());
 
   Status other = CheckConnectionPolicy(WithExec("/bin/true"), by_path, "/bin");
@@ -157,15 +166,13 @@ TEST(ConnectionPolicyTest, TheAllowlistMatchesTheSameFileByPathOrName) {
   EXPECT_NE(other.message().find("/bin/true"), std::string::npos) << other;
   EXPECT_NE(other.message().find("--credential-plugin-allowlist"), std::string::npos) << other;
   // A name that is on no PATH directory matches nothing, not even an entry of the same name.
-  const ApiConnection ghost{.plugin_policy = CredentialPluginPolicy::kAllowlist,
-                            .plugin_allowlist = {"no-such-plugin"}};
+  const ApiConnection ghost = WithPolicy(CredentialPluginPolicy::kAllowlist, {"no-such-plugin"});
   Status missing = CheckConnectionPolicy(WithExec("no-such-plugin"), ghost, "/bin");
   EXPECT_EQ(missing.code(), StatusCode::kPermissionDenied);
   EXPECT_NE(missing.message().find("not found on PATH"), std::string::npos) << missing;
   // An empty allowlist allows nothing.
-  EXPECT_EQ(CheckConnectionPolicy(
-                WithExec("/bin/sh"),
-                ApiConnection{.plugin_policy = CredentialPluginPolicy::kAllowlist}, "/bin")
+  EXPECT_EQ(CheckConnectionPolicy(WithExec("/bin/sh"),
+                                  WithPolicy(CredentialPluginPolicy::kAllowlist, {}), "/bin")
                 .code(),
             StatusCode::kPermissionDenied);
 }
