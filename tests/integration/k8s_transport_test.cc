@@ -11,7 +11,9 @@
 
 #include "cluster_env.h"
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include "arbiter/base/log.h"
 #include "arbiter/k8s/http_transport.h"
 
 namespace arbiter::k8s {
@@ -98,6 +100,44 @@ TEST_F(TransportTest, WrongCaIsRefusedWithAClearErrorAndNoSecret) {
       << r.status();
   EXPECT_NE(r.status().message().find("certificate"), std::string::npos) << r.status();
   EXPECT_EQ(r.status().message().find(token_), std::string::npos);
+}
+
+// At the highest verbosity every response's body is logged, but never a Secret's: its data is a
+// key or a token (the controller keeps the webhook's key in one).
+TEST_F(TransportTest, ASecretsBodyIsNeverLogged) {
+  TransportOptions o = Options();
+  o.credentials = std::make_shared<StaticToken>(token_);
+  auto t = Make(o);
+  const std::string name = "transport-test-" + std::to_string(::getpid());
+  const std::string data = "c2VjcmV0LWJ5dGVzLW9mLWEta2V5";  // base64 of "secret-bytes-of-a-key"
+  HttpRequest create;
+  create.method = "POST";
+  create.path = "/api/v1/namespaces/default/secrets";
+  create.body = R"({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": ")" + name +
+                R"("}, "data": {"tls.key": ")" + data + R"("}})";
+  std::ostringstream log;
+  SetLogStream(&log);
+  SetLogVerbosity(10);
+  StatusOr<HttpResponse> created = t->Do(create);
+  StatusOr<HttpResponse> read = t->Do(HttpRequest::Get(create.path + "/" + name));
+  StatusOr<HttpResponse> other = t->Do(HttpRequest::Get("/api/v1/namespaces/default"));
+  SetLogVerbosity(0);
+  SetLogStream(nullptr);
+  HttpRequest remove = HttpRequest::Get(create.path + "/" + name);
+  remove.method = "DELETE";
+  (void)t->Do(remove);
+
+  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_EQ(created->status, 201) << created->body;
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_NE(read->body.find(data), std::string::npos);  // the data was there to be logged
+  EXPECT_EQ(log.str().find(data), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("response body: <not logged: it may carry a secret>"), std::string::npos)
+      << log.str();
+  // Other bodies still are.
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_NE(log.str().find(R"(response body: {"kind":"Namespace")"), std::string::npos)
+      << log.str();
 }
 
 TEST_F(TransportTest, StreamsAWatchUntilTheCallerStops) {

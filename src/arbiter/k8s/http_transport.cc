@@ -64,6 +64,13 @@ std::string Trim(std::string s) {
   return s;
 }
 
+// Secrets and TokenRequests carry credentials in their bodies (a key's base64 in data, a token
+// in status): their bodies are never logged, whatever the verbosity.
+bool MayCarrySecrets(std::string_view path) {
+  path = path.substr(0, path.find('?'));
+  return path.find("/secrets") != std::string_view::npos || path.ends_with("/token");
+}
+
 }  // namespace
 
 StatusOr<std::string> TokenFile::Token() {
@@ -290,7 +297,13 @@ StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
                   << std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::steady_clock::now() - started)
                          .count();
-  ARBITER_VLOG(10) << "response body: " << response.body.substr(0, 1024);
+  if (LogVerbosity() >= 10) {
+    if (MayCarrySecrets(request.path)) {
+      ARBITER_VLOG(10) << "response body: <not logged: it may carry a secret>";
+    } else {
+      ARBITER_VLOG(10) << "response body: " << response.body.substr(0, 1024);
+    }
+  }
   return response;
 }
 
