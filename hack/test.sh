@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs Arbiter's tests with ctest; non-zero on any failure.
 #   hack/test.sh                      all labels: unit, differential, cli, integration, e2e,
-#                                     reliability, docs (release)
+#                                     reliability, security, docs (release)
 #   hack/test.sh --preset asan        the unit label under AddressSanitizer + UBSan
 #   hack/test.sh --label unit [--label e2e ...]   only these labels
 #   hack/test.sh --fuzz [SECONDS]     build the libFuzzer targets and run each (default 60 s)
 # Tests labelled integration run against a local cluster (hack/cluster/) that this script starts
-# and always stops, also on failure; e2e and reliability tests start clusters of their own. Tests
-# labelled docs (tutorials run as tests, each on a cluster of its own, mostly waiting for their
-# jobs' run times) run beside them.
+# and always stops, also on failure; e2e, reliability and security tests start clusters of their
+# own. Tests labelled docs (tutorials run as tests, each on a cluster of its own, mostly waiting
+# for their jobs' run times) run beside them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,7 +57,7 @@ fi
 
 if ((${#labels[@]} == 0)); then
   if [[ $preset == release ]]; then
-    labels=(unit differential cli integration e2e reliability docs)
+    labels=(unit differential cli integration e2e reliability security docs)
   else
     labels=(unit)
   fi
@@ -77,7 +77,7 @@ mkdir -p "$junit_dir"
 plain=() cluster=() docs=0
 for label in "${labels[@]}"; do
   case $label in
-    integration|e2e|reliability) cluster+=("$label") ;;
+    integration|e2e|reliability|security) cluster+=("$label") ;;
     docs) docs=1 ;;
     *) plain+=("$label") ;;
   esac
@@ -111,7 +111,7 @@ if ((docs)); then
     --output-junit "$junit_dir/docs.xml" >"$docs_log" 2>&1 &
   docs_pid=$!
 fi
-own=()  # labels whose tests start a cluster each: e2e, reliability
+own=()  # labels whose tests start a cluster each: e2e, reliability, security
 for label in "${cluster[@]}"; do
   if ! ctest --test-dir "$build_dir" -N -L "^$label\$" | grep -q 'Total Tests: [1-9]'; then
     echo "test.sh: no tests labelled $label"
