@@ -37,8 +37,25 @@ bool EventAggregator::TakeToken(const std::string& object_key) {
   return true;
 }
 
+void EventAggregator::Prune(Clock::MonotonicTime now) {
+  if (now - last_prune_ < options_.aggregation_window) return;
+  last_prune_ = now;
+  // An entry past the window would be started afresh by its next occurrence, and a budget that
+  // has refilled to the burst is what try_emplace makes: dropping either changes no decision.
+  std::erase_if(entries_, [&](const auto& entry) {
+    return now - entry.second.first_seen > options_.aggregation_window;
+  });
+  std::erase_if(budgets_, [&](const auto& entry) {
+    const Budget& b = entry.second;
+    const double elapsed = std::chrono::duration<double>(now - b.refreshed).count();
+    return b.tokens + elapsed * options_.per_object_qps >=
+           static_cast<double>(options_.per_object_burst);
+  });
+}
+
 EventAggregator::Decision EventAggregator::Observe(const EventSpec& spec) {
   Clock::MonotonicTime now = clock_.MonotonicNow();
+  Prune(now);
   std::string key = Key(spec);
   std::string object_key = spec.regarding.namespace_name + "/" + spec.regarding.name;
   auto it = entries_.find(key);

@@ -70,6 +70,10 @@ class EventAggregator {
   Decision Observe(const EventSpec& spec);
   // After a failed create the next occurrence starts afresh.
   void Forget(const EventSpec& spec);
+  // How many events and objects it remembers: what was seen within about two windows (older
+  // entries are dropped as occurrences go on), so memory follows the event rate, not the number
+  // of objects ever seen.
+  std::size_t remembered() const { return entries_.size() + budgets_.size(); }
 
  private:
   struct Entry {
@@ -84,12 +88,15 @@ class EventAggregator {
   };
   static std::string Key(const EventSpec& spec);
   bool TakeToken(const std::string& object_key);
+  // At most once per window: drops the entries and budgets that no longer change a decision.
+  void Prune(Clock::MonotonicTime now);
 
   EventRecorderOptions options_;
   const Clock& clock_;
   std::map<std::string, Entry> entries_;
   std::map<std::string, Budget> budgets_;
   std::uint64_t sequence_ = 0;
+  Clock::MonotonicTime last_prune_{};
 };
 
 class EventRecorder {

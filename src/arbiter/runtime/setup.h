@@ -54,7 +54,7 @@ struct ApiConnection {
   CredentialPluginPolicy plugin_policy = CredentialPluginPolicy::kAllowAll;
   // With kAllowlist: the commands allowed, as absolute paths or names looked up on PATH; a plugin
   // is allowed when its command is the same file as one of them.
-  std::vector<std::string> plugin_allowlist;
+  std::vector<std::string> plugin_allowlist{};
 };
 
 // Whether the configuration may be used as `connection` says: FAILED_PRECONDITION for
