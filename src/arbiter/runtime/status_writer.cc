@@ -24,8 +24,9 @@ void StatusWriter::WritePodGroupStatus(const PodGroupUpdate& update) {
 
 void StatusWriter::WriteQueueStatus(const QueueUpdate& update) {
   if (!queues_.Claim(update.name, update.status, clock_.MonotonicNow())) return;
-  bool queued =
-      queue_.Enqueue("queue " + update.name, [this, update] { return WriteQueueObject(update); });
+  bool queued = queue_.Enqueue(
+      "queue " + update.name, [this, update] { return WriteQueueObject(update); },
+      WriteQueue::Lane::kFirst);
   if (!queued) queues_.Forget(update.name, update.status);
 }
 

@@ -11,7 +11,7 @@ WriteQueue::WriteQueue(std::string name, std::size_t capacity)
 
 WriteQueue::~WriteQueue() { Stop(); }
 
-bool WriteQueue::Enqueue(const std::string& key, Write write) {
+bool WriteQueue::Enqueue(const std::string& key, Write write, Lane lane) {
   std::lock_guard lock(mu_);
   if (stopping_) {
     ++counts_.dropped;
@@ -23,19 +23,22 @@ bool WriteQueue::Enqueue(const std::string& key, Write write) {
     ++counts_.replaced;
     return true;
   }
-  if (waiting_.size() >= capacity_) {
+  if (lane == Lane::kFirst) {
+    first_.push_back(key);
+  } else if (order_.size() >= capacity_) {
     ++counts_.dropped;
     return false;
+  } else {
+    order_.push_back(key);
   }
   waiting_.emplace(key, std::move(write));
-  order_.push_back(key);
   changed_.notify_all();
   return true;
 }
 
 void WriteQueue::Flush() {
   std::unique_lock lock(mu_);
-  changed_.wait(lock, [this] { return (order_.empty() && !busy_) || finished_; });
+  changed_.wait(lock, [this] { return (first_.empty() && order_.empty() && !busy_) || finished_; });
 }
 
 void WriteQueue::Stop() {
@@ -55,7 +58,7 @@ WriteQueue::Counts WriteQueue::counts() const {
 
 std::size_t WriteQueue::pending() const {
   std::lock_guard lock(mu_);
-  return order_.size() + (busy_ ? 1 : 0);
+  return first_.size() + order_.size() + (busy_ ? 1 : 0);
 }
 
 void WriteQueue::Loop() {
@@ -66,14 +69,15 @@ void WriteQueue::Loop() {
       std::unique_lock lock(mu_);
       busy_ = false;
       changed_.notify_all();
-      changed_.wait(lock, [this] { return !order_.empty() || stopping_; });
-      if (order_.empty()) {  // stopping, and everything queued has run
+      changed_.wait(lock, [this] { return !first_.empty() || !order_.empty() || stopping_; });
+      if (first_.empty() && order_.empty()) {  // stopping, and everything queued has run
         finished_ = true;
         changed_.notify_all();
         return;
       }
-      key = std::move(order_.front());
-      order_.pop_front();
+      std::deque<std::string>& lane = first_.empty() ? order_ : first_;
+      key = std::move(lane.front());
+      lane.pop_front();
       auto it = waiting_.find(key);
       write = std::move(it->second);
       waiting_.erase(it);

@@ -1,7 +1,9 @@
 // WriteQueue: runs writes to the API server on a background thread, in order of submission, so
 // that the session loop never waits for I/O. Writes are keyed by the object they change: a write
 // queued for a key replaces the one still waiting for that key (only the newest status of an
-// object is worth sending), keeping its place in line.
+// object is worth sending), keeping its place in line. Writes of the first lane (a Queue's status:
+// few objects, read by every tenant and by quota) go before every write of the normal lane and
+// are never refused for room, so that thousands of PodGroup statuses cannot hold them back.
 //
 //   WriteQueue queue("status-writer", 10'000);
 //   queue.Enqueue("podgroup ns/g", [&] { return WriteIt(); });
@@ -40,14 +42,18 @@ class WriteQueue {
     std::uint64_t dropped = 0;   // refused because the queue was full
   };
 
-  // `name` names the thread in logs; at most `capacity` distinct keys wait at once.
+  enum class Lane : std::uint8_t { kNormal, kFirst };
+
+  // `name` names the thread in logs; at most `capacity` distinct keys wait at once in the normal
+  // lane.
   WriteQueue(std::string name, std::size_t capacity);
   ~WriteQueue();  // Stop()
   WriteQueue(const WriteQueue&) = delete;
   WriteQueue& operator=(const WriteQueue&) = delete;
 
-  // False when the queue is full (or stopped) and the write was dropped.
-  bool Enqueue(const std::string& key, Write write);
+  // False when the queue is full (or stopped) and the write was dropped. A key keeps the lane it
+  // was first queued in until it runs.
+  bool Enqueue(const std::string& key, Write write, Lane lane = Lane::kNormal);
   // Waits until every write queued before the call has run.
   void Flush();
   // Runs what is queued, then ends the thread; later Enqueue calls are refused.
@@ -63,7 +69,8 @@ class WriteQueue {
   const std::size_t capacity_;
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  std::deque<std::string> order_;         // keys, in the order they were first queued
+  std::deque<std::string> first_;         // keys of the first lane, in the order first queued
+  std::deque<std::string> order_;         // keys of the normal lane, in the order first queued
   std::map<std::string, Write> waiting_;  // key -> the newest write for it
   bool busy_ = false;
   bool stopping_ = false;

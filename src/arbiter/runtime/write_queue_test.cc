@@ -104,6 +104,30 @@ TEST(WriteQueueTest, DropsNewKeysWhenFullButStillReplaces) {
   EXPECT_EQ(queue.counts().dropped, 1U);
 }
 
+// Found with 10,000 PodGroups (tests/security/pathological_test.sh): their statuses filled the
+// queue and a Queue's status waited minutes behind them, or was dropped.
+TEST(WriteQueueTest, TheFirstLaneGoesAheadAndIsNeverRefusedForRoom) {
+  Log log;
+  Gate gate;
+  WriteQueue queue("test", 2);
+  ASSERT_TRUE(queue.Enqueue("busy", [&] {
+    gate.Enter();
+    return Status::Ok();
+  }));
+  gate.WaitEntered();
+  EXPECT_TRUE(queue.Enqueue("a", log.Append("a1")));
+  EXPECT_TRUE(queue.Enqueue("b", log.Append("b1")));
+  EXPECT_FALSE(queue.Enqueue("c", log.Append("c1")));  // the normal lane is full
+  EXPECT_TRUE(queue.Enqueue("q", log.Append("q1"), WriteQueue::Lane::kFirst));
+  EXPECT_TRUE(queue.Enqueue("r", log.Append("r1"), WriteQueue::Lane::kFirst));
+  EXPECT_TRUE(queue.Enqueue("q", log.Append("q2"), WriteQueue::Lane::kFirst));
+  EXPECT_EQ(queue.pending(), 5U);
+  gate.Open();
+  queue.Flush();
+  EXPECT_EQ(log.entries(), (std::vector<std::string>{"q2", "r1", "a1", "b1"}));
+  EXPECT_EQ(queue.counts().dropped, 1U);
+}
+
 TEST(WriteQueueTest, CountsFailures) {
   Log log;
   WriteQueue queue("test", 10);
