@@ -262,6 +262,11 @@ bool HasUnschedulableCondition(const std::vector<Condition>& observed, std::stri
          c->message == TruncateUtf8(message, kMaxConditionMessage);
 }
 
+bool HasUnschedulableCondition(const std::vector<Condition>& observed) {
+  const Condition* c = FindCondition(observed, std::string(kPodScheduledCondition));
+  return c != nullptr && c->status == "False" && c->reason == kUnschedulableReason;
+}
+
 std::string UnschedulablePatch(std::string_view uid, std::string_view message,
                                const std::vector<Condition>& observed, Clock::WallTime now) {
   Clock::WallTime transition = now;

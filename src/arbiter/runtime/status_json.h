@@ -65,6 +65,8 @@ inline constexpr std::string_view kUnschedulableReason = "Unschedulable";
 // Whether the pod's observed conditions already say PodScheduled=False, reason Unschedulable,
 // with this message (then writing it again would change nothing).
 bool HasUnschedulableCondition(const std::vector<Condition>& observed, std::string_view message);
+// Whether the pod already says PodScheduled=False/Unschedulable, whatever the message.
+bool HasUnschedulableCondition(const std::vector<Condition>& observed);
 
 // A strategic-merge patch for the pod's status subresource that sets PodScheduled=False, reason
 // Unschedulable, `message`. The transition time is the one of the observed PodScheduled

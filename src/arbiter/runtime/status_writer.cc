@@ -12,6 +12,7 @@ StatusWriter::StatusWriter(k8s::ApiClient& api, const Clock& clock, StatusWriter
       groups_(options.remember_for),
       queues_(options.remember_for),
       pods_(options.remember_for),
+      refreshed_(options.refresh_reasons_every),
       queue_("status-writer", options.capacity) {}
 
 void StatusWriter::WritePodGroupStatus(const PodGroupUpdate& update) {
@@ -66,13 +67,21 @@ Status StatusWriter::WriteGroup(const std::string& key, const PodGroupUpdate& up
 void StatusWriter::WriteUnschedulable(const PodVerdict& verdict,
                                       const std::vector<Condition>& observed) {
   if (HasUnschedulableCondition(observed, verdict.message)) return;
-  if (!pods_.Claim(verdict.pod_uid, verdict.message, clock_.MonotonicNow())) return;
+  const Clock::MonotonicTime now = clock_.MonotonicNow();
+  const bool has_reason = HasUnschedulableCondition(observed);
+  // A refresh waits its turn; the first reason is claimed too, so the first refresh waits as well.
+  if (!refreshed_.Claim(verdict.pod_uid, true, now) && has_reason) return;
+  if (!pods_.Claim(verdict.pod_uid, verdict.message, now)) return;
   std::string patch = UnschedulablePatch(verdict.pod_uid, verdict.message, observed, clock_.Now());
   std::string key = verdict.namespace_name + "/" + verdict.pod_name;
-  bool queued = queue_.Enqueue("pod " + key, [this, key, verdict, patch = std::move(patch)] {
-    return PatchPod(key, verdict, patch);
-  });
-  if (!queued) pods_.Forget(verdict.pod_uid, verdict.message);
+  bool queued = queue_.Enqueue(
+      "pod " + key,
+      [this, key, verdict, patch = std::move(patch)] { return PatchPod(key, verdict, patch); },
+      has_reason ? WriteQueue::Lane::kNormal : WriteQueue::Lane::kSoon);
+  if (!queued) {
+    pods_.Forget(verdict.pod_uid, verdict.message);
+    refreshed_.Forget(verdict.pod_uid, true);
+  }
 }
 
 void StatusWriter::WriteNomination(const NominationDecision& nomination) {

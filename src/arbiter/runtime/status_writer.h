@@ -8,7 +8,9 @@
 //
 // Writes only what changed: a status equal to the one last written for the object within
 // `remember_for` is skipped (a session sees its own write only once the watch delivers it), and
-// a pod whose observed condition already says the same is not patched. A failed write is logged
+// a pod whose observed condition already says the same is not patched. A pod's first reason goes
+// ahead of other writes (WriteQueue's soon lane); a pod that already has one gets a new message
+// at most every `refresh_reasons_every`. A failed write is logged
 // and forgotten, so the next session that still wants it tries again. A PodGroup or pod that is
 // gone by the time its write runs is not an error.
 //
@@ -32,6 +34,10 @@ namespace arbiter::runtime {
 
 struct StatusWriterOptions {
   std::chrono::nanoseconds remember_for = std::chrono::seconds(30);
+  // A pod that already says why it waits gets a new message at most this often: messages quote
+  // figures (a queue's allocation, free CPUs) that change with every pod bound anywhere, and
+  // rewriting every waiting pod each session would take all of the client's QPS.
+  std::chrono::nanoseconds refresh_reasons_every = std::chrono::seconds(10);
   std::size_t capacity = 100'000;  // distinct objects waiting for a write
 };
 
@@ -67,6 +73,7 @@ class StatusWriter {
   RecentWrites<PodGroupStatus> groups_;  // by namespace/name
   RecentWrites<QueueStatus> queues_;     // by name
   RecentWrites<std::string> pods_;       // by uid: the message written
+  RecentWrites<bool> refreshed_;         // by uid: a reason was written (refresh_reasons_every)
   WriteQueue queue_;                     // last: its thread uses the members above
 };
 

@@ -1,5 +1,6 @@
 #include "arbiter/runtime/write_queue.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "arbiter/base/log.h"
@@ -23,14 +24,11 @@ bool WriteQueue::Enqueue(const std::string& key, Write write, Lane lane) {
     ++counts_.replaced;
     return true;
   }
-  if (lane == Lane::kFirst) {
-    first_.push_back(key);
-  } else if (order_.size() >= capacity_) {
+  if (lane != Lane::kFirst && Waiting(Lane::kSoon) + Waiting(Lane::kNormal) >= capacity_) {
     ++counts_.dropped;
     return false;
-  } else {
-    order_.push_back(key);
   }
+  lanes_[static_cast<std::size_t>(lane)].push_back(key);
   waiting_.emplace(key, std::move(write));
   changed_.notify_all();
   return true;
@@ -38,7 +36,7 @@ bool WriteQueue::Enqueue(const std::string& key, Write write, Lane lane) {
 
 void WriteQueue::Flush() {
   std::unique_lock lock(mu_);
-  changed_.wait(lock, [this] { return (first_.empty() && order_.empty() && !busy_) || finished_; });
+  changed_.wait(lock, [this] { return (Waiting() == 0 && !busy_) || finished_; });
 }
 
 void WriteQueue::Stop() {
@@ -58,7 +56,17 @@ WriteQueue::Counts WriteQueue::counts() const {
 
 std::size_t WriteQueue::pending() const {
   std::lock_guard lock(mu_);
-  return first_.size() + order_.size() + (busy_ ? 1 : 0);
+  return Waiting() + (busy_ ? 1 : 0);
+}
+
+std::size_t WriteQueue::Waiting() const {
+  std::size_t n = 0;
+  for (const std::deque<std::string>& lane : lanes_) n += lane.size();
+  return n;
+}
+
+std::size_t WriteQueue::Waiting(Lane lane) const {
+  return lanes_[static_cast<std::size_t>(lane)].size();
 }
 
 void WriteQueue::Loop() {
@@ -69,13 +77,16 @@ void WriteQueue::Loop() {
       std::unique_lock lock(mu_);
       busy_ = false;
       changed_.notify_all();
-      changed_.wait(lock, [this] { return !first_.empty() || !order_.empty() || stopping_; });
-      if (first_.empty() && order_.empty()) {  // stopping, and everything queued has run
+      changed_.wait(lock, [this] { return Waiting() > 0 || stopping_; });
+      if (Waiting() == 0) {  // stopping, and everything queued has run
         finished_ = true;
         changed_.notify_all();
         return;
       }
-      std::deque<std::string>& lane = first_.empty() ? order_ : first_;
+      // Waiting() > 0: some lane has a key.
+      std::deque<std::string>& lane =
+          *std::find_if(lanes_.begin(), lanes_.end(),
+                        [](const std::deque<std::string>& l) { return !l.empty(); });
       key = std::move(lane.front());
       lane.pop_front();
       auto it = waiting_.find(key);

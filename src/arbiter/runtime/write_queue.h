@@ -1,9 +1,11 @@
 // WriteQueue: runs writes to the API server on a background thread, in order of submission, so
 // that the session loop never waits for I/O. Writes are keyed by the object they change: a write
 // queued for a key replaces the one still waiting for that key (only the newest status of an
-// object is worth sending), keeping its place in line. Writes of the first lane (a Queue's status:
-// few objects, read by every tenant and by quota) go before every write of the normal lane and
-// are never refused for room, so that thousands of PodGroup statuses cannot hold them back.
+// object is worth sending), keeping its place in line. Lanes order what waits: the first lane (a
+// Queue's status: few objects, read by every tenant and by quota) goes before everything and is
+// never refused for room, so that thousands of PodGroup statuses cannot hold it back; the soon
+// lane (a pod's first reason) goes before the normal lane (refreshes), so that a new pod is told
+// why it waits without waiting behind every other pod's update.
 //
 //   WriteQueue queue("status-writer", 10'000);
 //   queue.Enqueue("podgroup ns/g", [&] { return WriteIt(); });
@@ -17,6 +19,7 @@
 // Thread safety: Enqueue, Flush, Stop and the counters from any thread.
 #pragma once
 
+#include <array>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -42,10 +45,10 @@ class WriteQueue {
     std::uint64_t dropped = 0;   // refused because the queue was full
   };
 
-  enum class Lane : std::uint8_t { kNormal, kFirst };
+  enum class Lane : std::uint8_t { kFirst, kSoon, kNormal };
 
-  // `name` names the thread in logs; at most `capacity` distinct keys wait at once in the normal
-  // lane.
+  // `name` names the thread in logs; at most `capacity` distinct keys wait at once in the soon
+  // and normal lanes.
   WriteQueue(std::string name, std::size_t capacity);
   ~WriteQueue();  // Stop()
   WriteQueue(const WriteQueue&) = delete;
@@ -64,13 +67,16 @@ class WriteQueue {
 
  private:
   void Loop();
+  // Keys waiting, in all lanes or in one; with mu_ held.
+  std::size_t Waiting() const;
+  std::size_t Waiting(Lane lane) const;
 
   const std::string name_;
   const std::size_t capacity_;
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  std::deque<std::string> first_;         // keys of the first lane, in the order first queued
-  std::deque<std::string> order_;         // keys of the normal lane, in the order first queued
+  // Keys by lane (Lane's order), each in the order first queued.
+  std::array<std::deque<std::string>, 3> lanes_;
   std::map<std::string, Write> waiting_;  // key -> the newest write for it
   bool busy_ = false;
   bool stopping_ = false;

@@ -128,6 +128,26 @@ TEST(WriteQueueTest, TheFirstLaneGoesAheadAndIsNeverRefusedForRoom) {
   EXPECT_EQ(queue.counts().dropped, 1U);
 }
 
+// A pod's first reason (the soon lane) goes before other pods' refreshes, within the room.
+TEST(WriteQueueTest, TheSoonLaneGoesBeforeTheNormalOne) {
+  Log log;
+  Gate gate;
+  WriteQueue queue("test", 3);
+  ASSERT_TRUE(queue.Enqueue("busy", [&] {
+    gate.Enter();
+    return Status::Ok();
+  }));
+  gate.WaitEntered();
+  EXPECT_TRUE(queue.Enqueue("old", log.Append("old1")));
+  EXPECT_TRUE(queue.Enqueue("new", log.Append("new1"), WriteQueue::Lane::kSoon));
+  EXPECT_TRUE(queue.Enqueue("q", log.Append("q1"), WriteQueue::Lane::kFirst));
+  EXPECT_TRUE(queue.Enqueue("other", log.Append("other1")));
+  EXPECT_FALSE(queue.Enqueue("late", log.Append("late1"), WriteQueue::Lane::kSoon));  // full
+  gate.Open();
+  queue.Flush();
+  EXPECT_EQ(log.entries(), (std::vector<std::string>{"q1", "new1", "old1", "other1"}));
+}
+
 TEST(WriteQueueTest, CountsFailures) {
   Log log;
   WriteQueue queue("test", 10);
