@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -88,15 +89,41 @@ EventRecorder::EventRecorder(ApiClient& api, EventRecorderOptions options, const
 
 EventRecorder::~EventRecorder() { Stop(); }
 
+std::string EventRecorder::WaitingKey(const EventSpec& spec) {
+  return spec.regarding.namespace_name + "/" + spec.regarding.name + "/" + spec.regarding.uid +
+         "\n" + spec.type + "\n" + spec.reason;
+}
+
+std::uint64_t EventRecorder::coalesced() const {
+  std::lock_guard lock(mu_);
+  return coalesced_;
+}
+
 bool EventRecorder::Record(EventSpec spec) {
   if (spec.note.size() > kMaxNote) spec.note.resize(kMaxNote);
   {
     std::lock_guard lock(mu_);
-    if (stopping_ || queue_.size() >= options_.queue_capacity) {
+    if (stopping_) {
       ++dropped_;
       return false;
     }
-    queue_.push_back(std::move(spec));
+    // A newer occurrence for the same object and reason replaces the one still waiting, in its
+    // place: only the latest note is worth writing, and the queue stays one entry per object and
+    // reason however fast figures in notes change.
+    std::string key = WaitingKey(spec);
+    if (auto it = waiting_.find(key); it != waiting_.end()) {
+      // The same note again is one more occurrence for the series; another note supersedes it.
+      Waiting& w = it->second;
+      w.repeats = w.spec.note == spec.note ? w.repeats + 1 : 1;
+      w.spec = std::move(spec);
+      ++coalesced_;
+    } else if (waiting_.size() >= options_.queue_capacity) {
+      ++dropped_;
+      return false;
+    } else {
+      waiting_.emplace(key, Waiting{std::move(spec), 1});
+      queue_.push_back(std::move(key));
+    }
   }
   changed_.notify_all();
   return true;
@@ -133,18 +160,35 @@ std::uint64_t EventRecorder::failed() const {
 void EventRecorder::Loop() {
   while (true) {
     EventSpec spec;
+    std::int32_t repeats = 1;
     {
       std::unique_lock lock(mu_);
       busy_ = false;
       changed_.notify_all();
       changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
       if (stopping_) return;
-      spec = std::move(queue_.front());
+      auto it = waiting_.find(queue_.front());
+      spec = std::move(it->second.spec);
+      repeats = it->second.repeats;
+      waiting_.erase(it);
       queue_.pop_front();
       busy_ = true;
     }
-    EventAggregator::Decision decision = aggregator_.Observe(spec);
-    if (decision.kind != EventAggregator::Decision::Kind::kSuppress) Write(spec, decision);
+    // Each occurrence counts; what is written is the Event's creation, if one of them made it,
+    // and then the series as it stands after all of them.
+    std::optional<EventAggregator::Decision> create;
+    std::optional<EventAggregator::Decision> update;
+    for (std::int32_t i = 0; i < repeats; ++i) {
+      EventAggregator::Decision decision = aggregator_.Observe(spec);
+      if (decision.kind == EventAggregator::Decision::Kind::kCreate) {
+        create = decision;
+        update.reset();
+      } else if (decision.kind == EventAggregator::Decision::Kind::kUpdateSeries) {
+        update = decision;
+      }
+    }
+    if (create) Write(spec, *create);
+    if (update) Write(spec, *update);
   }
 }
 

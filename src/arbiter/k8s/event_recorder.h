@@ -3,7 +3,9 @@
 // scheduler:
 //
 //   * Record() only queues (a bounded queue; when it is full the event is dropped and counted);
-//     a background thread writes;
+//     a background thread writes; an event for an object and reason that is still waiting is
+//     replaced by the newer one, in its place (coalesced), so the queue holds at most one event
+//     per object and reason;
 //   * the same event (object, type, reason, note) repeated within the aggregation window becomes
 //     one Event whose `series` count and lastObservedTime are updated, not a new object each time;
 //   * each object may cause at most `burst` writes, refilled at `per_object_qps`, so a pod that
@@ -114,12 +116,14 @@ class EventRecorder {
   void Stop();
 
   std::uint64_t dropped() const;
+  std::uint64_t coalesced() const;  // replaced by a newer one before it was written
   std::uint64_t written() const;
   std::uint64_t failed() const;
 
  private:
   void Loop();
   void Write(const EventSpec& spec, const EventAggregator::Decision& decision);
+  static std::string WaitingKey(const EventSpec& spec);
 
   ApiClient& api_;
   const EventRecorderOptions options_;
@@ -128,10 +132,16 @@ class EventRecorder {
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  std::deque<EventSpec> queue_;
+  std::deque<std::string> queue_;  // keys of waiting_, in the order first recorded
+  struct Waiting {
+    EventSpec spec;            // the newest
+    std::int32_t repeats = 1;  // occurrences of its note while it waited
+  };
+  std::map<std::string, Waiting> waiting_;  // object and reason -> the newest event
   bool busy_ = false;
   bool stopping_ = false;
   std::uint64_t dropped_ = 0;
+  std::uint64_t coalesced_ = 0;
   std::uint64_t written_ = 0;
   std::uint64_t failed_ = 0;
   std::thread thread_;
