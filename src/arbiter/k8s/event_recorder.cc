@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -20,8 +22,11 @@ EventAggregator::EventAggregator(EventRecorderOptions options, const Clock& cloc
     : options_(std::move(options)), clock_(clock) {}
 
 std::string EventAggregator::Key(const EventSpec& spec) {
+  // The note by its hash: notes run to 1 KiB, and an object may have many within a window (a
+  // waiting pod's note quotes figures that change); two notes that collide would share a series.
   return spec.regarding.namespace_name + "/" + spec.regarding.name + "/" + spec.regarding.uid +
-         "\n" + spec.type + "\n" + spec.reason + "\n" + spec.note;
+         "\n" + spec.type + "\n" + spec.reason + "\n" +
+         std::to_string(std::hash<std::string>{}(spec.note));
 }
 
 bool EventAggregator::TakeToken(const std::string& object_key) {
