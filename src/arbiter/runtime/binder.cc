@@ -1,6 +1,8 @@
 #include "arbiter/runtime/binder.h"
 
+#include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -217,10 +219,22 @@ void Binder::RunPreemption(const PreemptionBatch& batch) {
   }
   if (refused.empty() && !MayWrite()) return refuse_all();
   if (refused.empty()) {
+    // A gang is evicted whole or not at all: once one of a victim job's evictions is refused
+    // (a budget that changed since the dry run, or a 429 the server meant as throttling), its
+    // other pods are not evicted, so that it is not left running below its minimum (found by the
+    // soak). They are reported refused, like it, and the next session plans again.
+    std::set<std::string_view> kept_jobs;
     for (const EvictDecision& e : batch.evictions) {
+      if (kept_jobs.contains(e.victim_job)) {
+        refused.push_back(e.pod_uid);
+        continue;
+      }
       Status status = evict_(e, /*dry_run=*/false);
       FinishEviction(e, status);
-      if (!status.ok()) refused.push_back(e.pod_uid);
+      if (!status.ok()) {
+        refused.push_back(e.pod_uid);
+        kept_jobs.insert(e.victim_job);
+      }
     }
   } else {
     std::lock_guard lock(mu_);

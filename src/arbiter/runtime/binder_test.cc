@@ -335,5 +335,22 @@ TEST_F(PreemptionBatchTest, ARefusalAfterTheDryRunIsReportedAndTheRestStands) {
   EXPECT_EQ(Task(*snapshot, "v2").state, TaskState::kRunning);
 }
 
+// Found by the soak: a victim gang's first eviction refused (429) after the dry runs, its other
+// two pods evicted all the same, and the gang ran one pod of its minimum of three for good.
+TEST_F(PreemptionBatchTest, AVictimJobsOtherPodsAreNotEvictedOnceOneIsRefused) {
+  race_ = {"uid-v1"};
+  SessionResult plan = Plan();
+  for (EvictDecision& e : plan.evictions) e.victim_job = "ns/gang";  // v1 and v2: one gang
+  Binder binder = MakeBinder(k8s::BindOutcome::kBound);
+  Apply(binder, plan);
+  binder.Flush();
+  EXPECT_EQ(calls(), (std::vector<std::string>{"dry-run evict uid-v1", "dry-run evict uid-v2",
+                                               "evict uid-v1"}));
+  EXPECT_EQ(refused(), (std::vector<std::string>{"uid-v1", "uid-v2"}));
+  EXPECT_EQ(binder.counts().evicted, 0U);
+  auto snapshot = cache_.TakeSnapshot(TestNow());
+  EXPECT_EQ(Task(*snapshot, "v2").state, TaskState::kRunning);
+}
+
 }  // namespace
 }  // namespace arbiter::runtime
