@@ -48,7 +48,21 @@ wait_until "the stream keeps more than 8 CPU busy" 30 stream_busy
   pg_yaml big 24
   for i in $(seq 0 23); do pod_yaml "big-$i" group=big cpu=1 runfor=1h; done
 } | apply_yaml
-whole_or_none() { bound_in arbiter.dev/pod-group=big 0 24; }
+# Whole or none: a gang's 24 binds are separate API calls spread over some milliseconds, so a
+# poll that lands between them sees part of the gang bound; that part must become the whole gang
+# within a few seconds (a broken gang stays broken).
+whole_or_none() {
+  local n deadline
+  n=$(bound_count arbiter.dev/pod-group=big)
+  ((n == 0 || n == 24)) && return 0
+  deadline=$(($(now_ms) + 5000))
+  while (($(now_ms) < deadline)); do
+    bound_is arbiter.dev/pod-group=big 24 && return 0
+    sleep "$E2E_POLL"
+  done
+  echo "gang big: $(bound_count arbiter.dev/pod-group=big) of 24 pods bound for 5 s" >&2
+  return 1
+}
 e2e_invariant whole_or_none
 wait_until "the gang is reported unschedulable" 30 pg_unschedulable big
 wait_until "with what it lacks (cpu)" 10 pg_message_matches big Unschedulable 'cpu'
