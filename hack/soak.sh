@@ -99,17 +99,19 @@ create_single() {
   pod_yaml "s$serial" cpu="$((200 + $(pick 1800)))m" labels="soak: single" | soak_create || true
   singles+=("s$serial")
 }
+# A delete refused during an outage keeps its name on the list, to be deleted in a later step
+# (dropping it would leak its pods: the load would grow round after round).
 delete_oldest_gang() {
   ((${#gangs[@]})) || return 0
   local name=${gangs[0]}
+  kn delete pods -l "arbiter.dev/pod-group=$name" --wait=false >/dev/null || return 1
+  kn delete podgroup "$name" --wait=false --ignore-not-found >/dev/null || return 1
   gangs=("${gangs[@]:1}")
-  kn delete pods -l "arbiter.dev/pod-group=$name" --wait=false >/dev/null
-  kn delete podgroup "$name" --wait=false >/dev/null
 }
 delete_oldest_singles() {
   local n=$((1 + $(pick 4)))
   ((${#singles[@]} >= n)) || return 0
-  kn delete pods "${singles[@]:0:n}" --wait=false --ignore-not-found >/dev/null
+  kn delete pods "${singles[@]:0:n}" --wait=false --ignore-not-found >/dev/null || return 1
   singles=("${singles[@]:n}")
 }
 toggle_node() {

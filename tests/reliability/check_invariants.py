@@ -10,6 +10,10 @@ Always (safety, which must hold at every moment):
   node-fits       on every node, the requests of its non-terminal pods fit its allocatable
                   (cpu, memory, pods, and any other resource a pod requests)
   capability      no queue's pods (its own and its children's) hold more than its capability
+  one-leader      with --lease NAMESPACE/NAME: no event written by the scheduler's replicas
+                  (reportingController arbiter.dev/scheduler) was observed, by a replica other than
+                  the Lease's holder, after the holder acquired it (replicas name themselves in
+                  reportingInstance as in holderIdentity): at most one leader writing
 Settled (--settled: after the load stopped and the scheduler had time to act):
   placed          every non-terminal pod of ours is bound, or carries PodScheduled=False with a
                   reason and a message
@@ -22,6 +26,7 @@ Prints one line per violation and exits 1, or prints what it checked and exits 0
 """
 import argparse
 import collections
+import datetime
 import json
 import os
 import subprocess
@@ -85,6 +90,22 @@ def terminal(pod):
     return pod.get("status", {}).get("phase") in ("Succeeded", "Failed")
 
 
+def micro_time(text):
+    """An RFC 3339 time with up to 9 fraction digits (MicroTime), or None."""
+    if not text:
+        return None
+    head, _, zone = str(text).rstrip("Z").partition("+")
+    if "." in head:
+        head, fraction = head.split(".", 1)
+        head += "." + (fraction + "000000")[:6]
+    else:
+        head += ".000000"
+    moment = datetime.datetime.strptime(head, "%Y-%m-%dT%H:%M:%S.%f")
+    if zone:
+        sys.exit(f"check_invariants: time {text}: want UTC (Z)")
+    return moment.replace(tzinfo=datetime.timezone.utc)
+
+
 def key(obj):
     meta = obj["metadata"]
     return f"{meta.get('namespace', '')}/{meta['name']}" if meta.get("namespace") else meta["name"]
@@ -117,6 +138,8 @@ class Checker:
         self.check_bound_once(ours)
         self.check_nodes(pods, nodes)
         self.check_queues(ours, groups, queues)
+        if self.opts.lease:
+            self.check_one_leader()
         if self.opts.settled:
             self.check_placed(ours)
             self.check_gangs(ours, groups)
@@ -144,6 +167,35 @@ class Checker:
         for uid, nodes in nodes_of.items():
             if len(nodes) > 1:
                 self.violation("bound-once", f"pod {uids[uid]}: Scheduled to {sorted(nodes)}")
+
+    def check_one_leader(self):
+        try:
+            namespace, name = self.opts.lease.split("/", 1)
+        except ValueError:
+            sys.exit(f"check_invariants: --lease {self.opts.lease}: want NAMESPACE/NAME")
+        out = subprocess.run([self.opts.kubectl, "-n", namespace, "get", "lease", name, "-o",
+                              "json"], capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"check_invariants: lease {self.opts.lease}: {out.stderr.strip()}")
+        spec = json.loads(out.stdout).get("spec") or {}
+        holder, acquired = spec.get("holderIdentity"), micro_time(spec.get("acquireTime"))
+        if not holder or acquired is None:
+            return  # released, or never held: nobody leads, so nobody can be a second writer
+        for e in self.get("events.events.k8s.io", "--all-namespaces"):
+            if e.get("reportingController") != "arbiter.dev/scheduler":
+                continue
+            writer = e.get("reportingInstance") or ""
+            # A series is written again each time it is observed: its latest observation counts.
+            observed = max(filter(None, (micro_time(e.get("eventTime")),
+                                         micro_time((e.get("series") or {}).get(
+                                             "lastObservedTime")))), default=None)
+            if writer != holder and observed is not None and observed > acquired:
+                regarding = e.get("regarding") or {}
+                self.violation("one-leader", f"event {key(e)} ({e.get('reason')} about "
+                               f"{regarding.get('namespace', '')}/{regarding.get('name')}) "
+                               f"observed at {observed.isoformat()} by {writer!r}, after "
+                               f"{holder!r} acquired Lease {self.opts.lease} at "
+                               f"{acquired.isoformat()}")
 
     def check_nodes(self, pods, nodes):
         used = collections.defaultdict(dict)
@@ -260,6 +312,7 @@ def main():
     parser.add_argument("--scheduler-name", default="arbiter")
     parser.add_argument("--settled", action="store_true")
     parser.add_argument("--mark", action="append", default=[])
+    parser.add_argument("--lease", help="NAMESPACE/NAME of the scheduler's leader Lease")
     return Checker(parser.parse_args()).run()
 
 

@@ -57,14 +57,11 @@ fault_proxy_start() {
 # rel_start_scheduler [FLAGS...]: arbiter-scheduler as ServiceAccount arbiter-scheduler, as in a
 # pod, but with the proxy as its API server; metrics on a free port ($SCHED_METRICS_PORT).
 rel_start_scheduler() {
-  local sa proxied=$E2E_TMP/sa-scheduler-proxied
+  local proxied
   SCHED_METRICS_PORT=$(free_ports 1)
   local args=(--period 1s -v "${ARBITER_E2E_VERBOSITY:-2}"
     --metrics-bind-address "127.0.0.1:$SCHED_METRICS_PORT" "$@")
-  sa=$(e2e_service_account arbiter-scheduler)
-  mkdir -p "$proxied"
-  cp "$sa/token" "$sa/namespace" "$proxied/"
-  cp "$E2E_TMP/faultproxy/tls.crt" "$proxied/ca.crt"
+  proxied=$(proxied_service_account)
   e2e_log "starting arbiter-scheduler ${args[*]} (through the fault proxy)"
   (exec env KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="${FAULT_ADDR##*:}" \
     ARBITER_SERVICE_ACCOUNT_DIR="$proxied" "$ARBITER_SCHEDULER" "${args[@]}") \
@@ -72,6 +69,17 @@ rel_start_scheduler() {
   E2E_SCHEDULER_PID=$!
   wait_until "arbiter-scheduler started (through the proxy) and created Queue default" 30 \
     queue_exists default
+}
+
+# proxied_service_account: the directory of ServiceAccount arbiter-scheduler's files as in a pod,
+# with the proxy's certificate as its CA (the proxy passes the token on).
+proxied_service_account() {
+  local sa proxied=$E2E_TMP/sa-scheduler-proxied
+  sa=$(e2e_service_account arbiter-scheduler)
+  mkdir -p "$proxied"
+  cp "$sa/token" "$sa/namespace" "$proxied/"
+  cp "$E2E_TMP/faultproxy/tls.crt" "$proxied/ca.crt"
+  echo "$proxied"
 }
 
 # fault_rules JSON: replaces the proxy's rules (an empty list stops injecting).
@@ -216,6 +224,19 @@ start_replica() {
   REPLICA_PID[$name]=$!
   E2E_EXTRA_PIDS+=("$!")
   e2e_log "started replica $name (pid $!)"
+}
+# start_proxied_replica NAME [FLAGS...]: start_replica, but through the fault proxy
+# (fault_proxy_start first), whose rules then reach this replica alone.
+start_proxied_replica() {
+  local name=$1 proxied
+  shift
+  proxied=$(proxied_service_account)
+  (exec env KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="${FAULT_ADDR##*:}" \
+    ARBITER_SERVICE_ACCOUNT_DIR="$proxied" "$ARBITER_SCHEDULER" --period 1s -v 2 --leader-elect \
+    --leader-elect-namespace "$LEASE_NS" "$@") </dev/null >>"$E2E_TMP/$name.log" 2>&1 &
+  REPLICA_PID[$name]=$!
+  E2E_EXTRA_PIDS+=("$!")
+  e2e_log "started replica $name (pid $!, through the fault proxy)"
 }
 lease_holder() {
   k -n "$LEASE_NS" get lease arbiter-scheduler -o jsonpath='{.spec.holderIdentity}' 2>/dev/null

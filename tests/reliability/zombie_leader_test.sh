@@ -73,6 +73,6 @@ pass "it logged that it lost the Lease"
   pod_yaml more-1 group=more cpu=1
 } | apply_yaml
 wait_until "a gang that does not fit waits whole" 30 pg_unschedulable more
-check_invariants --settled
+check_invariants --settled --lease "$LEASE_NS/arbiter-scheduler"
 
 e2e_done

@@ -51,12 +51,12 @@ class ApiClient {
 
   // The raw exchange, for callers that need the status code (evictions, bindings).
   StatusOr<HttpResponse> Send(const HttpRequest& request);
+  // A request of the caller's making (its own timeout or retries), its 2xx body or the Status.
+  StatusOr<std::string> Expect2xx(const HttpRequest& request);
 
   HttpTransport& transport() { return transport_; }
 
  private:
-  StatusOr<std::string> Expect2xx(const HttpRequest& request);
-
   HttpTransport& transport_;
 };
 

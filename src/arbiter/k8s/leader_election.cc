@@ -1,5 +1,6 @@
 #include "arbiter/k8s/leader_election.h"
 
+#include <algorithm>
 #include <ctime>
 
 #include <nlohmann/json.hpp>
@@ -50,7 +51,7 @@ StatusOr<bool> LeaderElector::TryAcquireOrRenew() {
   const std::string now = FormatMicroTime(clock_.Now());
   const auto duration_seconds = static_cast<std::int64_t>(
       std::chrono::ceil<std::chrono::seconds>(config_.lease_duration).count());
-  StatusOr<std::string> current = api_.Get(LeasePath());
+  StatusOr<std::string> current = LeaseRequest("GET", LeasePath());
   if (!current.ok() && current.status().code() == StatusCode::kNotFound) {
     nlohmann::json lease = {
         {"apiVersion", "coordination.k8s.io/v1"},
@@ -63,9 +64,9 @@ StatusOr<bool> LeaderElector::TryAcquireOrRenew() {
           {"renewTime", now},
           {"leaseTransitions", 0}}},
     };
-    StatusOr<std::string> created =
-        api_.Create("/apis/coordination.k8s.io/v1/namespaces/" + config_.namespace_name + "/leases",
-                    lease.dump());
+    StatusOr<std::string> created = LeaseRequest(
+        "POST", "/apis/coordination.k8s.io/v1/namespaces/" + config_.namespace_name + "/leases",
+        lease.dump());
     if (created.ok()) return true;
     if (created.status().code() == StatusCode::kAlreadyExists) return false;  // lost the race
     return created.status();
@@ -95,7 +96,7 @@ StatusOr<bool> LeaderElector::TryAcquireOrRenew() {
   spec["leaseDurationSeconds"] = duration_seconds;
   spec["renewTime"] = now;
   // The PUT carries the resourceVersion we read: if anyone wrote in between, it is a conflict.
-  StatusOr<std::string> updated = api_.Update(LeasePath(), lease.dump());
+  StatusOr<std::string> updated = LeaseRequest("PUT", LeasePath(), lease.dump());
   if (updated.ok()) {
     observed_record_ = nlohmann::json::parse(*updated, nullptr, false)["spec"].dump();
     observed_at_ = seen;
@@ -106,7 +107,7 @@ StatusOr<bool> LeaderElector::TryAcquireOrRenew() {
 }
 
 Status LeaderElector::Release() {
-  StatusOr<std::string> current = api_.Get(LeasePath());
+  StatusOr<std::string> current = LeaseRequest("GET", LeasePath());
   if (!current.ok()) return current.status();
   nlohmann::json lease = nlohmann::json::parse(*current, nullptr, false);
   if (!lease.is_object() || lease["spec"].value("holderIdentity", "") != config_.identity) {
@@ -115,7 +116,25 @@ Status LeaderElector::Release() {
   lease["spec"]["holderIdentity"] = "";
   lease["spec"]["leaseDurationSeconds"] = 1;
   lease["spec"]["renewTime"] = FormatMicroTime(clock_.Now());
-  return api_.Update(LeasePath(), lease.dump()).status();
+  return LeaseRequest("PUT", LeasePath(), lease.dump()).status();
+}
+
+StatusOr<std::string> LeaderElector::LeaseRequest(std::string method, std::string path,
+                                                  std::string body) {
+  std::chrono::milliseconds timeout = config_.renew_deadline;
+  if (leading_.load()) {
+    const std::chrono::nanoseconds since(clock_.MonotonicNow().time_since_epoch().count() -
+                                         last_renew_ns_.load());
+    timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config_.renew_deadline - since);
+  }
+  HttpRequest request;
+  request.method = std::move(method);
+  request.path = std::move(path);
+  request.body = std::move(body);
+  request.timeout = std::max(timeout, std::chrono::milliseconds(1'000));
+  request.retryable = false;
+  request.retry_throttled = false;
+  return api_.Expect2xx(request);
 }
 
 bool LeaderElector::WaitFor(std::chrono::milliseconds d) {

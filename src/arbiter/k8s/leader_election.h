@@ -10,7 +10,8 @@
 // successor need not wait out the duration.
 //
 // Requires lease_duration > renew_deadline > 1.2 * retry_period (client-go's rule), checked by
-// Validate().
+// Validate(). Each request about the Lease is sent once and given up at the renew deadline (at
+// least a second), as client-go bounds a renewal by its deadline.
 //
 // Thread safety: Run() on one thread; IsLeader() and Stop() from any thread.
 #pragma once
@@ -60,6 +61,10 @@ class LeaderElector {
   // One attempt to take or renew the Lease: true if we hold it afterwards.
   StatusOr<bool> TryAcquireOrRenew();
   Status Release();
+  // A request about the Lease: sent once (the loops try again every retry_period) and given up by
+  // the time this replica would stop leading anyway, so that one that hangs cannot keep a replica
+  // that lost the Lease from learning it (the transport's timeout and retries take minutes).
+  StatusOr<std::string> LeaseRequest(std::string method, std::string path, std::string body = {});
   // Waits up to `d` of real time, or less if Stop() is called; false once stopping.
   bool WaitFor(std::chrono::milliseconds d);
   std::string LeasePath() const;

@@ -221,6 +221,9 @@ int main(int argc, char** argv) {
     election.namespace_name = flags.leader_elect_namespace;
     election.lease_name = "arbiter-scheduler";
     election.identity = arbiter::runtime::LeaderIdentity("arbiter-scheduler");
+    // Events name the replica that wrote them as the Lease does, so that who wrote while whom
+    // held the Lease can be checked from outside (two replicas may share a host name).
+    options.events.reporting_instance = election.identity;
     options.leader_election = election;
   }
 
