@@ -23,11 +23,6 @@ e2e_setup admission --nodes 1 --node-cpu 8
 e2e_start_scheduler
 e2e_start_controller --webhook-bind-address 127.0.0.1 --webhook-port 0
 
-webhook_ready() {
-  k get validatingwebhookconfiguration arbiter-controller >/dev/null 2>&1 &&
-    ! queue_yaml probe 'guarantee={cpu: 2}' 'capability={cpu: 1}' |
-      k apply --dry-run=server -f - >/dev/null 2>&1
-}
 wait_until "the webhook is configured and answers (a bad queue is refused)" 30 webhook_ready
 
 # refused DESC MESSAGE_REGEX < <(MANIFEST): applies the manifest on stdin, which must be refused

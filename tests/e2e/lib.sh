@@ -541,6 +541,14 @@ apply_yaml() {
 # ---------------------------------------------------------------------------------------------
 # Queues (issue 6).
 
+# webhook_ready: arbiter-controller's admission webhook is configured and answers: it refuses a
+# Queue whose guarantee exceeds its capability (a dry run: nothing is created).
+webhook_ready() {
+  k get validatingwebhookconfiguration arbiter-controller >/dev/null 2>&1 &&
+    ! queue_yaml probe 'guarantee={cpu: 2}' 'capability={cpu: 1}' |
+      k apply --dry-run=server -f - >/dev/null 2>&1
+}
+
 # queue_yaml NAME key=value...: a Queue. Keys: weight, capability and guarantee (flow maps, e.g.
 # "{cpu: 3}"), parent, state (Open|Closed), team (namespaceSelector matchLabels team=VALUE),
 # reclaimable, quota (spec.quota.enforce: None, Capability or Deserved).

@@ -46,7 +46,7 @@ type Rule struct {
 	Skip        int64   `json:"skip,omitempty"`        // the first Skip matches pass untouched
 	Limit       int64   `json:"limit,omitempty"`       // fires at most Limit times; 0: no limit
 	Action      string  `json:"action"`
-	DelayMs     int64   `json:"delayMs,omitempty"`           // delay, hang
+	DelayMs     int64   `json:"delayMs,omitempty"`           // delay, hang, watch-delay
 	Code        int     `json:"code,omitempty"`              // status
 	RetryAfter  int     `json:"retryAfterSeconds,omitempty"` // status: the Retry-After header
 	AfterEvents int     `json:"afterEvents,omitempty"`       // watch-*: events passed first
@@ -67,6 +67,7 @@ var actions = map[string]string{
 	"watch-error":    "passes afterEvents events, then ends the stream with an ERROR event, code 410",
 	"watch-bookmark": "adds a BOOKMARK at the last resourceVersion after every afterEvents (>= 1) events",
 	"watch-garbage":  "passes afterEvents events, then sends a malformed line and cuts the stream",
+	"watch-delay":    "passes afterEvents events, then holds each later one delayMs before passing it on",
 }
 
 func (r *Rule) compile() error {
@@ -92,6 +93,9 @@ func (r *Rule) compile() error {
 	}
 	if r.Action == "status" && (r.Code < 400 || r.Code > 599) {
 		return fmt.Errorf("rule %s: code: want an HTTP error code, got %d", r.Name, r.Code)
+	}
+	if r.Action == "watch-delay" && r.DelayMs < 1 {
+		return fmt.Errorf("rule %s: delayMs: want at least 1 for watch-delay", r.Name)
 	}
 	if r.Action == "watch-bookmark" && r.AfterEvents < 1 {
 		return fmt.Errorf("rule %s: afterEvents: want at least 1 for watch-bookmark", r.Name)
@@ -377,6 +381,10 @@ func (f *watchFilter) next() {
 	if err != nil {
 		f.done, f.end = true, err
 		return
+	}
+	if r.Action == "watch-delay" && f.events >= r.AfterEvents {
+		// Events queue behind each other: a burst of n arrives n × delayMs late at the last.
+		time.Sleep(time.Duration(r.DelayMs) * time.Millisecond)
 	}
 	f.events++
 	f.pending = append(raw, '\n')

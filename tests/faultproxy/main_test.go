@@ -234,6 +234,25 @@ func TestWatchEndIsACleanEndOfStream(t *testing.T) {
 	}
 }
 
+func TestWatchDelayHoldsEachEventAfterTheFirstOnes(t *testing.T) {
+	up := newUpstream(t, 3)
+	_, front := startProxy(t, up, &Rule{Name: "slow", Action: "watch-delay", AfterEvents: 1, DelayMs: 300})
+	start := time.Now()
+	resp := watch(t, front, 10*time.Second)
+	scanner := bufio.NewScanner(resp.Body)
+	var at []time.Duration
+	for len(at) < 3 && scanner.Scan() {
+		at = append(at, time.Since(start))
+	}
+	if len(at) != 3 {
+		t.Fatalf("got %d events, want 3 (%v)", len(at), scanner.Err())
+	}
+	// The upstream sends all three at once: the first passes, the next two wait 300 ms each.
+	if at[0] >= 300*time.Millisecond || at[1] < 300*time.Millisecond || at[2] < 600*time.Millisecond {
+		t.Fatalf("events at %v, want the first before 300 ms, then after 300 ms and 600 ms", at)
+	}
+}
+
 func TestWatchBookmarksAtTheLastResourceVersion(t *testing.T) {
 	up := newUpstream(t, 4)
 	_, front := startProxy(t, up, &Rule{Name: "bm", Action: "watch-bookmark", AfterEvents: 2})

@@ -13,16 +13,19 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cluster_env.h"
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "arbiter/base/clock.h"
 #include "arbiter/base/log.h"
 #include "arbiter/k8s/api_client.h"
 #include "arbiter/k8s/http_transport.h"
 #include "arbiter/runtime/setup.h"
+#include "arbiter/runtime/status_writer.h"
 
 namespace arbiter::runtime {
 namespace {
@@ -216,6 +219,44 @@ TEST_F(SchedulerRuntimeTest, ExplainsAPodThatCannotFit) {
   ASSERT_TRUE(WaitUntil([&] { return runtime_->sessions() >= seen + 3; }));
   runtime_->Flush();
   EXPECT_EQ(GetPod("huge")["metadata"].value("resourceVersion", ""), version);
+}
+
+// StatusWriter on its own (its clock a fake one): a pod that already says why it waits gets a new
+// message at most every refresh_reasons_every, whereas its first reason is written at once.
+TEST_F(SchedulerRuntimeTest, RefreshesAWaitingPodsReasonAtMostEveryTenSeconds) {
+  CreatePod("waits", "nobody", "100m");  // no scheduler writes to it but ours below
+  const std::string uid = GetPod("waits")["metadata"].value("uid", "");
+  ASSERT_FALSE(uid.empty());
+  auto message = [&] {
+    for (const nlohmann::json& c :
+         GetPod("waits")["status"].value("conditions", nlohmann::json::array())) {
+      if (c.value("type", "") == "PodScheduled") return c.value("message", "");
+    }
+    return std::string();
+  };
+  FakeClock clock;
+  StatusWriterOptions options;
+  ASSERT_EQ(options.refresh_reasons_every, std::chrono::seconds(10));
+  StatusWriter writer(*api_, clock, options);
+  PodVerdict verdict{ns_, "waits", uid, "FailedScheduling", "0/4 nodes: 1 cpu free"};
+
+  writer.WriteUnschedulable(verdict, {});
+  writer.Flush();
+  EXPECT_EQ(message(), "0/4 nodes: 1 cpu free");  // the first reason, at once
+
+  const std::vector<Condition> observed = {
+      {"PodScheduled", "False", "Unschedulable", "0/4 nodes: 1 cpu free", std::nullopt}};
+  verdict.message = "0/4 nodes: 2 cpu free";
+  clock.Advance(std::chrono::seconds(9));
+  writer.WriteUnschedulable(verdict, observed);
+  writer.Flush();
+  EXPECT_EQ(message(), "0/4 nodes: 1 cpu free");  // 9 s later: not yet
+
+  clock.Advance(std::chrono::seconds(2));
+  writer.WriteUnschedulable(verdict, observed);
+  writer.Flush();
+  EXPECT_EQ(message(), "0/4 nodes: 2 cpu free");  // 11 s after the first: refreshed
+  writer.Stop();
 }
 
 TEST_F(SchedulerRuntimeTest, WritesTheStatusOfAGang) {

@@ -8,7 +8,11 @@ Always (safety, which must hold at every moment):
   bound-once      no pod of ours has Scheduled events naming two different nodes
   known-node      every bound pod is on a node that exists
   node-fits       on every node, the requests of its non-terminal pods fit its allocatable
-                  (cpu, memory, pods, and any other resource a pod requests)
+                  (cpu, memory, pods, and any other resource a pod requests); with --node-log,
+                  a node shrunk below what it holds is over only if none of its pods was bound
+                  (Scheduled event) later than 2 s after the shrink
+  cordon          with --node-log: no pod was bound (Scheduled event) to a node later than 2 s
+                  after it was cordoned and before it was uncordoned
   capability      no queue's pods (its own and its children's) hold more than its capability
   one-leader      with --lease NAMESPACE/NAME: no event written by the scheduler's replicas
                   (reportingController arbiter.dev/scheduler) was observed, by a replica other than
@@ -21,6 +25,11 @@ Settled (--settled: after the load stopped and the scheduler had time to act):
   queue-usage     every Queue's status.allocated equals the recount of its own bound pods
   marks           --mark KIND/NAMESPACE/NAME:LABEL=VALUE still holds (another writer's label that
                   Arbiter's own updates must not revert)
+
+--node-log FILE: what a test did to nodes, a line each, "TIME NODE ACTION" with TIME in RFC 3339
+UTC and ACTION one of cordon, uncordon, shrink, grow. The 2 s is for a bind decided before the
+change reached the scheduler: the API server checks neither allocatable nor cordons at binding,
+so such a bind lands (kube-scheduler has the same window); one decided after it must not.
 
 Prints one line per violation and exits 1, or prints what it checked and exits 0.
 """
@@ -106,15 +115,52 @@ def micro_time(text):
     return moment.replace(tzinfo=datetime.timezone.utc)
 
 
+def read_node_log(path):
+    """[(time, node, action)] from a --node-log file."""
+    entries = []
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            fields = line.split()
+            if len(fields) != 3 or fields[2] not in ("cordon", "uncordon", "shrink", "grow"):
+                sys.exit(f"check_invariants: {path}:{number}: want TIME NODE "
+                         f"cordon|uncordon|shrink|grow, not {line.strip()!r}")
+            entries.append((micro_time(fields[0]), fields[1], fields[2]))
+    return entries
+
+
 def key(obj):
     meta = obj["metadata"]
     return f"{meta.get('namespace', '')}/{meta['name']}" if meta.get("namespace") else meta["name"]
+
+
+# How long after a node changed a bind decided before the change may still land (see above).
+NODE_CHANGE_GRACE = datetime.timedelta(seconds=2)
 
 
 class Checker:
     def __init__(self, opts):
         self.opts = opts
         self.violations = []
+        self._events = None
+        self.node_log = []
+
+    def events(self):
+        if self._events is None:
+            self._events = self.get("events.events.k8s.io", "--all-namespaces")
+        return self._events
+
+    def binds(self):
+        """(pod uid, node, time) of every Scheduled event of ours."""
+        for e in self.events():
+            note = e.get("note") or ""
+            # "Successfully assigned NS/NAME to NODE"
+            if e.get("reason") != "Scheduled" or " to " not in note or \
+                    e.get("reportingController") != "arbiter.dev/scheduler":
+                continue
+            yield ((e.get("regarding") or {}).get("uid"), note.rsplit(" to ", 1)[1].strip(),
+                   micro_time(e.get("eventTime")))
 
     def get(self, *what):
         cmd = [self.opts.kubectl, "get", *what, "-o", "json"]
@@ -134,12 +180,19 @@ class Checker:
         groups = {key(g): g for g in self.get("podgroups.arbiter.dev", "--all-namespaces")}
         queues = {q["metadata"]["name"]: q for q in self.get("queues.arbiter.dev")}
         ours = [p for p in pods if p["spec"].get("schedulerName") == self.opts.scheduler_name]
+        if self.opts.node_log:
+            # Read after everything listed from the API server: a bind or a shrink seen there
+            # then finds the test's entry about the change before it (an uncordon, a shrink).
+            self.events()
+            self.node_log = read_node_log(self.opts.node_log)
 
         self.check_bound_once(ours)
         self.check_nodes(pods, nodes)
         self.check_queues(ours, groups, queues)
         if self.opts.lease:
             self.check_one_leader()
+        if self.node_log:
+            self.check_cordons()
         if self.opts.settled:
             self.check_placed(ours)
             self.check_gangs(ours, groups)
@@ -156,14 +209,9 @@ class Checker:
     def check_bound_once(self, ours):
         uids = {p["metadata"]["uid"]: key(p) for p in ours}
         nodes_of = collections.defaultdict(set)
-        for e in self.get("events.events.k8s.io", "--all-namespaces"):
-            uid = (e.get("regarding") or {}).get("uid")
-            if e.get("reason") != "Scheduled" or uid not in uids:
-                continue
-            note = e.get("note") or ""
-            # "Successfully assigned NS/NAME to NODE"
-            if " to " in note:
-                nodes_of[uid].add(note.rsplit(" to ", 1)[1].strip())
+        for uid, node, _ in self.binds():
+            if uid in uids:
+                nodes_of[uid].add(node)
         for uid, nodes in nodes_of.items():
             if len(nodes) > 1:
                 self.violation("bound-once", f"pod {uids[uid]}: Scheduled to {sorted(nodes)}")
@@ -181,7 +229,7 @@ class Checker:
         holder, acquired = spec.get("holderIdentity"), micro_time(spec.get("acquireTime"))
         if not holder or acquired is None:
             return  # released, or never held: nobody leads, so nobody can be a second writer
-        for e in self.get("events.events.k8s.io", "--all-namespaces"):
+        for e in self.events():
             if e.get("reportingController") != "arbiter.dev/scheduler":
                 continue
             writer = e.get("reportingInstance") or ""
@@ -209,12 +257,38 @@ class Checker:
                                    "which does not exist")
                 continue
             add(used[node], pod_requests(p))
+        bound_at = {uid: when for uid, _, when in self.binds() if when is not None}
         for name, node in nodes.items():
             allocatable = resources(node.get("status", {}).get("allocatable"))
             for resource, value in used[name].items():
-                if value > allocatable.get(resource, 0):
-                    self.violation("node-fits", f"node {name}: {resource} requested {value} > "
-                                   f"allocatable {allocatable.get(resource, 0)}")
+                if value <= allocatable.get(resource, 0):
+                    continue
+                shrunk = [t for t, n, action in self.node_log if n == name and action == "shrink"]
+                newest = max((bound_at[p["metadata"]["uid"]] for p in pods
+                              if p["spec"].get("nodeName") == name and not terminal(p)
+                              and p["metadata"]["uid"] in bound_at), default=None)
+                if shrunk and newest is not None and newest <= max(shrunk) + NODE_CHANGE_GRACE:
+                    continue  # over since it shrank, and nothing was added since
+                self.violation("node-fits", f"node {name}: {resource} requested {value} > "
+                               f"allocatable {allocatable.get(resource, 0)}"
+                               + (f" (shrunk at {max(shrunk).isoformat()}, a pod bound at "
+                                  f"{newest.isoformat()})" if shrunk and newest else ""))
+
+    def check_cordons(self):
+        for uid, node, when in self.binds():
+            if when is None:
+                continue
+            cordoned = None
+            for t, n, action in sorted(self.node_log):
+                if n != node or t > when:
+                    continue
+                if action == "cordon":
+                    cordoned = t
+                elif action == "uncordon":
+                    cordoned = None
+            if cordoned is not None and when > cordoned + NODE_CHANGE_GRACE:
+                self.violation("cordon", f"pod uid {uid} bound to node {node} at "
+                               f"{when.isoformat()}, cordoned since {cordoned.isoformat()}")
 
     def group_of(self, pod, groups):
         name = (pod["metadata"].get("labels") or {}).get("arbiter.dev/pod-group")
@@ -313,6 +387,7 @@ def main():
     parser.add_argument("--settled", action="store_true")
     parser.add_argument("--mark", action="append", default=[])
     parser.add_argument("--lease", help="NAMESPACE/NAME of the scheduler's leader Lease")
+    parser.add_argument("--node-log", help="what the test did to nodes (see above)")
     return Checker(parser.parse_args()).run()
 
 

@@ -42,13 +42,15 @@ arrive() {
   done
 }
 arrive &
-E2E_EXTRA_PIDS+=("$!")
+arrive_pid=$!
+E2E_EXTRA_PIDS+=("$arrive_pid")
 new_holder() { [[ -n $(lease_holder) && $(lease_holder) != "$old_identity" ]]; }
 wait_until "replica b takes the Lease" 60 new_holder
 expect "a's Lease requests were held by the proxy" \
   test "$(fault_stat rules.lease-hang.injected)" -ge 1
 holds_for "b leads for 10 s while pods arrive" 10 true
 rm -f "$E2E_TMP/arriving"
+wait "$arrive_pid" # its last pod may be on its way
 arrived=$(kn get pods -l arriving=yes --no-headers | wc -l)
 wait_until "b binds every pod that arrived ($arrived)" 30 bound_is arriving=yes "$arrived"
 check_invariants --lease "$LEASE_NS/arbiter-scheduler"

@@ -47,11 +47,6 @@ EOF
 
 e2e_start_scheduler
 e2e_start_controller --webhook-bind-address 127.0.0.1 --webhook-port 0
-webhook_ready() {
-  k get validatingwebhookconfiguration arbiter-controller >/dev/null 2>&1 &&
-    ! queue_yaml probe 'guarantee={cpu: 2}' 'capability={cpu: 1}' |
-      k apply --dry-run=server -f - >/dev/null 2>&1
-}
 wait_until "the webhook is configured and answers" 30 webhook_ready
 quota_ready() {
   [[ $(k -n team-a get resourcequota arbiter-queue-qa -o jsonpath='{.status.hard.requests\.cpu}' \

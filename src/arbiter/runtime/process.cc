@@ -1,12 +1,28 @@
 #include "arbiter/runtime/process.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 
+#include <malloc.h>
 #include <pthread.h>
 #include <unistd.h>
 
 namespace arbiter::runtime {
+
+void LimitMallocArenas(int arenas) {
+#ifdef __GLIBC__
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, arenas);
+#else
+  (void)arenas;
+#endif
+}
+
+void ReleaseFreeMemory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
 
 std::string Hostname(std::string_view fallback) {
   char name[256] = {};

@@ -4,6 +4,7 @@
 // Thread safety: BlockStopSignals before any thread starts; the rest from main's thread.
 #pragma once
 
+#include <chrono>
 #include <csignal>
 #include <ctime>
 #include <string>
@@ -23,6 +24,15 @@ std::string LeaderIdentity(std::string_view fallback);
 // as -v2 or -v 2).
 std::vector<std::string> NormalizeArgs(int argc, char** argv);
 
+// glibc's malloc gives busy threads arenas of their own (up to 8 per core), and a daemon whose
+// transient peaks land in many arenas keeps their freed memory scattered: the soak saw the heap's
+// footprint grow by about 0.5 MB a minute while what was in use stayed flat. Before any thread
+// starts, LimitMallocArenas caps the arenas (unless MALLOC_ARENA_MAX is set); ReleaseFreeMemory
+// hands free pages back (malloc_trim), which RunUntilStopped does once a minute. No-ops without
+// glibc.
+void LimitMallocArenas(int arenas);
+void ReleaseFreeMemory();
+
 // Blocks SIGTERM and SIGINT in the calling thread (and so in every thread it starts later), for
 // RunUntilStopped to take them.
 sigset_t BlockStopSignals();
@@ -31,7 +41,12 @@ sigset_t BlockStopSignals();
 // or SIGTERM/SIGINT asks it to stop; returns Wait()'s status.
 template <typename Runtime>
 Status RunUntilStopped(Runtime& runtime, const sigset_t& stop_signals) {
+  auto last_release = std::chrono::steady_clock::now();
   while (!runtime.done()) {
+    if (std::chrono::steady_clock::now() - last_release >= std::chrono::minutes(1)) {
+      ReleaseFreeMemory();
+      last_release = std::chrono::steady_clock::now();
+    }
     timespec timeout{0, 200'000'000};
     const int signal = sigtimedwait(&stop_signals, nullptr, &timeout);
     if (signal == SIGTERM || signal == SIGINT) {

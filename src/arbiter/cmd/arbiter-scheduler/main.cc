@@ -227,6 +227,7 @@ int main(int argc, char** argv) {
     options.leader_election = election;
   }
 
+  arbiter::runtime::LimitMallocArenas(2);  // see process.h
   // SIGTERM and SIGINT are taken by this thread alone (RunUntilStopped): blocked before any
   // thread starts, so every thread inherits the mask.
   const sigset_t stop_signals = arbiter::runtime::BlockStopSignals();
