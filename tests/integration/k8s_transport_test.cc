@@ -2,12 +2,15 @@
 // the cluster's CA, token and client-certificate authentication, a wrong CA refused, no secret in
 // any error, and a streamed watch. Needs KUBECONFIG pointing into a cluster made by up.sh, whose
 // directory also holds ca.crt, admin.crt, admin.key and token (hack/test.sh arranges this).
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "cluster_env.h"
 #include <gtest/gtest.h>
@@ -64,6 +67,34 @@ TEST_F(TransportTest, TokenAuthReadsTheServerVersion) {
   StatusOr<HttpResponse> ns = t->Do(HttpRequest::Get("/api/v1/namespaces"));
   ASSERT_TRUE(ns.ok()) << ns.status();
   EXPECT_EQ(ns->status, 200);
+}
+
+// A burst of concurrent requests opens a connection each; once it is over, at most
+// max_idle_connections stay open for the next requests (the rest are closed).
+TEST_F(TransportTest, KeepsAtMostMaxIdleConnectionsAfterABurst) {
+  TransportOptions o = Options();
+  o.credentials = std::make_shared<StaticToken>(token_);
+  o.max_idle_connections = 3;
+  auto t = Make(o);
+  ASSERT_NE(t, nullptr);
+  std::vector<std::thread> burst;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 8; ++i) {
+    burst.emplace_back([&] {
+      // A watch that ends by its own timeout keeps each connection busy for a second, so that
+      // the 8 overlap.
+      StatusOr<HttpResponse> r =
+          t->Do(HttpRequest::Get("/api/v1/namespaces?watch=true&timeoutSeconds=1"));
+      if (r.ok() && r->status == 200) ++ok;
+    });
+  }
+  for (std::thread& th : burst) th.join();
+  EXPECT_EQ(ok.load(), 8);
+  EXPECT_EQ(t->idle_connections(), 3U);
+  // The kept ones serve the next requests.
+  StatusOr<HttpResponse> r = t->Do(HttpRequest::Get("/version"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(t->idle_connections(), 3U);
 }
 
 TEST_F(TransportTest, TokenFileIsReadAndUsed) {

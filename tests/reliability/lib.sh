@@ -71,6 +71,22 @@ rel_start_scheduler() {
     queue_exists default
 }
 
+# budget_keeping_all GROUP N: a PodDisruptionBudget named GROUP that keeps all N pods of PodGroup
+# GROUP available, with the status a disruption controller would write (N healthy, none allowed
+# to go): kwok clusters run none.
+budget_keeping_all() {
+  cat <<EOF | apply_yaml
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: $1, namespace: $E2E_NS}
+spec:
+  minAvailable: $2
+  selector: {matchLabels: {arbiter.dev/pod-group: $1}}
+EOF
+  kn patch pdb "$1" --subresource=status --type=merge -p "{\"status\": {\"currentHealthy\": $2, \"desiredHealthy\": $2, \"expectedPods\": $2, \"disruptionsAllowed\": 0, \"observedGeneration\": 1}}" \
+    >/dev/null
+}
+
 # proxied_service_account: the directory of ServiceAccount arbiter-scheduler's files as in a pod,
 # with the proxy's certificate as its CA (the proxy passes the token on).
 proxied_service_account() {

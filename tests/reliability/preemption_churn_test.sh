@@ -31,22 +31,10 @@ low_pods() {  # GENERATION
   low_pods 1
 } | apply_yaml
 wait_until "gang low fills the cluster" 30 bound_is "$sel_low" 4
-cat <<EOF | apply_yaml
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: low, namespace: $E2E_NS}
-spec:
-  minAvailable: 4
-  selector: {matchLabels: {arbiter.dev/pod-group: low}}
-EOF
+budget_keeping_all low 4
 pdb_synced() {
   [[ $(kn get pdb low -o jsonpath='{.status.currentHealthy}') == 4 ]] 2>/dev/null
 }
-# kwok runs no disruption controller: the budget's status is written here, as that controller
-# would (4 healthy, 4 desired, no disruption allowed).
-kn patch pdb low --subresource=status --type=merge -p \
-  '{"status": {"currentHealthy": 4, "desiredHealthy": 4, "expectedPods": 4, "disruptionsAllowed": 0, "observedGeneration": 1}}' \
-  >/dev/null
 wait_until "the budget allows no disruption" 10 pdb_synced
 
 # --- 1. the budget refuses ------------------------------------------------------------------------

@@ -156,8 +156,14 @@ std::unique_ptr<HttpTransport::Handle> HttpTransport::Acquire() {
   return std::make_unique<Handle>();
 }
 
+std::size_t HttpTransport::idle_connections() {
+  std::lock_guard lock(mu_);
+  return idle_.size();
+}
+
 void HttpTransport::Release(std::unique_ptr<Handle> handle) {
   std::lock_guard lock(mu_);
+  if (idle_.size() >= options_.max_idle_connections) return;  // closed here, outside the pool
   idle_.push_back(std::move(handle));
 }
 

@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -94,6 +95,10 @@ struct TransportOptions {
   std::chrono::milliseconds timeout{30'000};  // whole request, unless the request sets its own
   std::chrono::milliseconds connect_timeout{10'000};
   int max_attempts = 5;
+  // Connections kept open between requests; one beyond that is closed when its request ends (a
+  // burst of requests, such as binds waiting out a 429, would otherwise leave the pool at its
+  // peak for good: the soak saw descriptors step up after such rounds).
+  std::size_t max_idle_connections = 16;
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10'000};
   std::uint64_t seed = 1;  // jitter
@@ -150,6 +155,9 @@ class HttpTransport {
                         const std::atomic<bool>* cancel = nullptr);
 
   const std::string& server() const { return options_.server; }
+
+  // Connections (handles) kept open for the next requests.
+  std::size_t idle_connections();
 
  private:
   explicit HttpTransport(TransportOptions options);
