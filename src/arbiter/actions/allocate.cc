@@ -4,7 +4,6 @@
 #include <chrono>
 #include <map>
 #include <optional>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -22,26 +21,6 @@ bool Admitted(PodGroupPhase phase) {
 }
 
 }  // namespace
-
-std::vector<TaskIndex> GangTryOrder(const Session& session, JobIndex j) {
-  const std::vector<TaskIndex> pending = session.PendingTasks(j);
-  std::vector<TaskIndex> order;
-  std::set<TaskIndex> taken;
-  for (const auto& [task_name, minimum] : session.job(j).min_task_member) {
-    std::int32_t needed = session.TasksStillNeeded(j, task_name);
-    for (TaskIndex t : pending) {
-      if (needed <= 0) break;
-      if (session.task(t).task_name != task_name) continue;
-      order.push_back(t);
-      taken.insert(t);
-      --needed;
-    }
-  }
-  for (TaskIndex t : pending) {
-    if (!taken.contains(t)) order.push_back(t);
-  }
-  return order;
-}
 
 namespace {
 

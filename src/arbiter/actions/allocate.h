@@ -17,10 +17,6 @@
 
 namespace arbiter {
 
-// The order in which to try a job's pending tasks: what minTaskMember still needs, then the
-// rest, each part in task order (preemption plans in the same order).
-std::vector<TaskIndex> GangTryOrder(const Session& session, JobIndex j);
-
 class AllocateAction final : public Action {
  public:
   static constexpr std::string_view kName = "allocate";

@@ -42,6 +42,19 @@ void EnqueueAction::Execute(Session& session) {
       }
     }
     const ResourceVector need = session.MinimumRequest(j);
+    // A gang holding a reservation against starvation (framework/reservation.h) is admitted
+    // whatever is idle now and whatever its queue's share has left: its reservation makes its
+    // room as the pods on its nodes end. Its queue's capability still stops it.
+    if (session.ReservationOf(j) != nullptr) {
+      std::optional<JobVerdict> why = session.JobNotEnqueueable(j);
+      if (why.has_value() && why->reason != JobReason::kNotEnqueued) {
+        session.RecordJobUnschedulable(j, why->reason, std::move(why->message));
+        continue;
+      }
+      available.Subtract(ResourceVector::Min(need, available));
+      session.AdmitJob(j);
+      continue;
+    }
     if (std::optional<ResourceId> r = need.FirstShortfall(available)) {
       const ResourceSpace& space = session.snapshot().resources;
       const std::string what = job.min_resources.IsZero()

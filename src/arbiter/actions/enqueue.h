@@ -5,7 +5,9 @@
 // every JobEnqueue plugin accepts (the proportion plugin: the queue's deserved share and
 // capability). A group whose queue refuses it (missing, closed, not for its namespace) is never
 // admitted. Jobs are taken in job order, so the first in order reserves first. Admission is what
-// allocate looks at: it only places admitted jobs.
+// allocate looks at: it only places admitted jobs. A gang holding a reservation against
+// starvation (framework/reservation.h) is admitted whatever is free and whatever its queue's share
+// has left (its capability still counts).
 #pragma once
 
 #include "arbiter/framework/plugin.h"

@@ -84,6 +84,26 @@ std::vector<Row> EstimateRows(const StartEstimate& e, Clock::WallTime now) {
   return rows;
 }
 
+// The rows explain prints for a reservation against starvation: the nodes (the first few), since
+// when, and when the group should fit on them.
+std::vector<Row> ReservationRows(const GangReservationStatus& r, Clock::WallTime now) {
+  constexpr std::size_t kListed = 8;
+  std::string nodes;
+  for (std::size_t i = 0; i < r.nodes.size() && i < kListed; ++i) {
+    nodes += (i > 0 ? ", " : "") + r.nodes[i];
+  }
+  if (r.nodes.size() > kListed) nodes += ", ... (" + std::to_string(r.nodes.size()) + " in all)";
+  std::vector<Row> rows;
+  rows.push_back({"Reserved:", nodes + " (for " + ShortDuration(now - r.since) + ")"});
+  std::string start = "unknown: some pods there have no known run time";
+  if (r.estimated_start) {
+    start = *r.estimated_start <= now ? "now" : "in " + ShortDuration(*r.estimated_start - now);
+    start += " (" + FormatRfc3339(*r.estimated_start) + "), when the pods there end";
+  }
+  rows.push_back({"  start:", start});
+  return rows;
+}
+
 }  // namespace
 
 std::string ShortDuration(std::chrono::nanoseconds d) {
@@ -283,6 +303,9 @@ std::string FormatExplanation(const std::string& what, const PodGroup& group, Cl
       if (e.position - 1 > static_cast<std::int32_t>(e.ahead.size())) position += " ...";
     }
     rows.push_back({"Position:", position});
+  }
+  if (s.reservation) {
+    for (Row& row : ReservationRows(*s.reservation, now)) rows.push_back(std::move(row));
   }
   if (e.estimate) {
     for (Row& row : EstimateRows(*e.estimate, now)) rows.push_back(std::move(row));

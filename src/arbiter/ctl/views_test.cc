@@ -112,6 +112,24 @@ TEST(FormatExplanationTest, PrintsTheGateAndTheNumbersThePodGroupCarries) {
             "Position:    2 in queue team; ahead: ml/first\n");
 }
 
+TEST(FormatExplanationTest, TheReservationItsNodesAndWhenTheGroupFitsThere) {
+  PodGroup group = Waiting();
+  GangReservationStatus& r = group.status.reservation.emplace();
+  r.nodes = {"n1", "n2"};
+  r.since = kNow - std::chrono::seconds(90);
+  r.estimated_start = kNow + std::chrono::seconds(300);
+  const std::string text = FormatExplanation("BatchJob ml/train", group, kNow);
+  EXPECT_NE(text.find("Reserved:    n1, n2 (for 90s)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  start:     in 5m (" + FormatRfc3339(*r.estimated_start) +
+                      "), when the pods there end\n"),
+            std::string::npos)
+      << text;
+  r.estimated_start.reset();
+  EXPECT_NE(FormatExplanation("BatchJob ml/train", group, kNow)
+                .find("  start:     unknown: some pods there have no known run time"),
+            std::string::npos);
+}
+
 TEST(FormatExplanationTest, TheQueuesNumbersWhenTheQueueIsTheGate) {
   PodGroup g = Group("ml", "big", 2, "capped");
   PendingExplanation& e = g.status.explanation.emplace();

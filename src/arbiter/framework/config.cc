@@ -30,16 +30,17 @@ Status CheckKeys(std::string_view source, const std::string& where, const YAML::
   return Status::Ok();
 }
 
-// Reads preemption.<key>, if present, as a whole number in [min, max].
+// Reads <section>.<key>, if present, as a whole number in [min, max].
 Status ReadWhole(std::string_view source, const YAML::Node& section, const std::string& key,
-                 std::int64_t min, std::int64_t max, std::int64_t& out) {
+                 std::int64_t min, std::int64_t max, std::int64_t& out,
+                 const std::string& section_name = "preemption") {
   const YAML::Node node = section[key];
   if (!node) return Status::Ok();
   std::int64_t value = 0;
   if (!node.IsScalar() || !YAML::convert<std::int64_t>::decode(node, value) || value < min ||
       value > max) {
     return Invalid(
-        source, "preemption." + key,
+        source, section_name + "." + key,
         "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max));
   }
   out = value;
@@ -49,8 +50,25 @@ Status ReadWhole(std::string_view source, const YAML::Node& section, const std::
 StatusOr<SchedulerConfig> Convert(const YAML::Node& root, std::string_view source) {
   SchedulerConfig config;
   if (!root.IsMap()) return Invalid(source, "(root)", "expected a mapping");
-  ARBITER_RETURN_IF_ERROR(
-      CheckKeys(source, "(root)", root, {"actions", "tiers", "filterThreads", "preemption"}));
+  ARBITER_RETURN_IF_ERROR(CheckKeys(
+      source, "(root)", root, {"actions", "tiers", "filterThreads", "preemption", "reservation"}));
+  if (const YAML::Node reservation = root["reservation"]) {
+    if (!reservation.IsMap()) return Invalid(source, "reservation", "expected a mapping");
+    ARBITER_RETURN_IF_ERROR(CheckKeys(source, "reservation", reservation,
+                                      {"enabled", "waitSeconds", "maxReservations"}));
+    ReservationConfig& r = config.reservation;
+    if (const YAML::Node enabled = reservation["enabled"]) {
+      if (!enabled.IsScalar() || !YAML::convert<bool>::decode(enabled, r.enabled)) {
+        return Invalid(source, "reservation.enabled", "expected true or false");
+      }
+    }
+    ARBITER_RETURN_IF_ERROR(
+        ReadWhole(source, reservation, "waitSeconds", 0, 604800, r.wait_seconds, "reservation"));
+    std::int64_t most = r.max_reservations;
+    ARBITER_RETURN_IF_ERROR(
+        ReadWhole(source, reservation, "maxReservations", 0, 16, most, "reservation"));
+    r.max_reservations = static_cast<std::int32_t>(most);
+  }
   if (const YAML::Node preemption = root["preemption"]) {
     if (!preemption.IsMap()) return Invalid(source, "preemption", "expected a mapping");
     ARBITER_RETURN_IF_ERROR(

@@ -18,6 +18,10 @@
 //     evictionsPerMinutePerQueue: 200           # 0: no budget
 //     quotaGraceSeconds: 300                    # pods beyond a lowered quota are reclaimed this
 //                                               # long after it was lowered (0 to 86400)
+//   reservation:                                # optional: against starvation of big gangs
+//     enabled: true                             # (framework/reservation.h)
+//     waitSeconds: 300                          # a gang waiting this long is elected (0 to 604800)
+//     maxReservations: 2                        # at most this many at once (0 to 16)
 //
 // Unknown keys are errors, naming where they are; plugin arguments are checked by the plugin's
 // factory when the scheduler is built (Scheduler::Create), so a typo fails at start-up, not later.
@@ -31,6 +35,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "arbiter/base/status.h"
+#include "arbiter/framework/reservation.h"
 
 namespace arbiter {
 
@@ -68,6 +73,7 @@ struct SchedulerConfig {
   // default) filters on the session's thread only. docs/benchmarks.md says what it pays.
   int filter_threads = 0;
   PreemptionConfig preemption;
+  ReservationConfig reservation;
 };
 
 // Parses the YAML text; `source` names it in errors (a file path).

@@ -140,7 +140,28 @@ TEST(ParseSchedulerConfig, UnknownRootKey) {
   EXPECT_EQ(
       ParseError("actions: [allocate]\ntiers: []\nactoins: [enqueue]\n"),
       "arbiter.yaml: (root): unknown key \"actoins\" (known: actions, filterThreads, preemption, "
-      "tiers)");
+      "reservation, tiers)");
+}
+
+TEST(ParseSchedulerConfig, Reservation) {
+  StatusOr<SchedulerConfig> config = ParseSchedulerConfig(
+      "actions: [allocate]\ntiers: []\nreservation: {enabled: false, waitSeconds: 60, "
+      "maxReservations: 4}\n",
+      "arbiter.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->reservation,
+            (ReservationConfig{.enabled = false, .wait_seconds = 60, .max_reservations = 4}));
+  EXPECT_EQ(DefaultSchedulerConfig().reservation, ReservationConfig{});
+}
+
+TEST(ParseSchedulerConfig, ReservationErrorsNameTheField) {
+  EXPECT_EQ(ParseError("actions: [allocate]\ntiers: []\nreservation: {maxReservations: 17}\n"),
+            "arbiter.yaml: reservation.maxReservations: expected a whole number from 0 to 16");
+  EXPECT_EQ(ParseError("actions: [allocate]\ntiers: []\nreservation: {enabled: maybe}\n"),
+            "arbiter.yaml: reservation.enabled: expected true or false");
+  EXPECT_EQ(ParseError("actions: [allocate]\ntiers: []\nreservation: {wait: 5}\n"),
+            "arbiter.yaml: reservation: unknown key \"wait\" (known: enabled, maxReservations, "
+            "waitSeconds)");
 }
 
 TEST(ParseSchedulerConfig, FilterThreads) {

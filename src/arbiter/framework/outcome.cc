@@ -1,6 +1,7 @@
 #include "arbiter/framework/outcome.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -171,6 +172,35 @@ PendingExplanation Explain(const Session& session, JobIndex j, const JobVerdict&
     if (auto it = estimates->find(info.Key()); it != estimates->end()) e.estimate = it->second;
   }
   return e;
+}
+
+// status.reservation of the job's group. An estimated start that moved by less than
+// kStartSlack stays as it was: a pod past its run time ends "now" in the estimate, which would
+// otherwise move it, and write the status, every session.
+std::optional<GangReservationStatus> ReservationStatus(const Session& session, JobIndex j) {
+  const ActiveReservation* r = session.ReservationOf(j);
+  if (r == nullptr) return std::nullopt;
+  constexpr auto kStartSlack = std::chrono::seconds(30);
+  GangReservationStatus out;
+  for (NodeIndex n : r->nodes) {
+    if (out.nodes.size() >= GangReservationStatus::kMaxNodes) break;
+    out.nodes.push_back(session.node(n).name());
+  }
+  std::sort(out.nodes.begin(), out.nodes.end());
+  // Whole seconds, as the status holds them (RFC 3339): what is read back compares equal.
+  const auto whole = [](Clock::WallTime t) {
+    return std::chrono::time_point_cast<std::chrono::seconds>(t);
+  };
+  out.since = whole(r->since);
+  if (r->estimated_start.has_value()) out.estimated_start = whole(*r->estimated_start);
+  const std::optional<GangReservationStatus>& old = session.job(j).group->status.reservation;
+  if (old.has_value() && old->estimated_start.has_value() && out.estimated_start.has_value()) {
+    const auto moved = *out.estimated_start > *old->estimated_start
+                           ? *out.estimated_start - *old->estimated_start
+                           : *old->estimated_start - *out.estimated_start;
+    if (moved < kStartSlack) out.estimated_start = old->estimated_start;
+  }
+  return out;
 }
 
 }  // namespace
@@ -390,6 +420,7 @@ SessionResult BuildResult(const Session& session) {
       status.explanation =
           Explain(session, j, v->verdict, place == places.end() ? nullptr : &place->second);
     }
+    status.reservation = ReservationStatus(session, j);
     if (info.queue_index != kNoQueue) {
       queues[q].pending += status.phase == PodGroupPhase::kPending ? 1 : 0;
       queues[q].inqueue += status.phase == PodGroupPhase::kInqueue ? 1 : 0;

@@ -66,6 +66,9 @@ Placement::Placement(const Session& session, WorkerPool* pool)
 }
 
 std::uint64_t Placement::RefinedKey(TaskIndex task, std::uint64_t key) const {
+  if (!session_.reservations().empty()) {
+    key = HashCombine(key, session_.reservation_passes(session_.task(task).job));
+  }
   for (const auto& tier : session_.plugins().placement_class) {
     for (const PlacementClassExtension* p : tier) {
       key = HashCombine(key, p->ClassKey(session_, task));
@@ -79,6 +82,10 @@ bool Placement::SameConstraints(TaskIndex a, TaskIndex b) const {
   const PodSpec& sb = session_.task(b).pod->spec;
   if (!(sa.node_selector == sb.node_selector && sa.tolerations == sb.tolerations &&
         sa.required_node_affinity == sb.required_node_affinity)) {
+    return false;
+  }
+  if (session_.reservation_passes(session_.task(a).job) !=
+      session_.reservation_passes(session_.task(b).job)) {
     return false;
   }
   for (const auto& tier : session_.plugins().placement_class) {
@@ -172,7 +179,12 @@ std::int32_t Placement::NodeConstraint(TaskIndex task, NodeIndex node) {
     if (*cached != kUnknown) return *cached;
   }
   std::int32_t verdict = kFit;
+  if (const ActiveReservation* r = session_.ReservedAgainst(session_.task(task).job, node)) {
+    verdict = Intern(
+        FilterResult::Unresolvable("node(s) reserved for gang " + session_.job(r->job).Key()));
+  }
   for (const auto& tier : session_.plugins().filter) {
+    if (verdict != kFit) break;
     for (const FilterExtension* p : tier) {
       FilterResult r = p->NodeConstraint(session_, task, node);
       if (!r.fit()) {
@@ -180,7 +192,6 @@ std::int32_t Placement::NodeConstraint(TaskIndex task, NodeIndex node) {
         break;
       }
     }
-    if (verdict != kFit) break;
   }
   if (cached != nullptr) *cached = verdict;
   return verdict;

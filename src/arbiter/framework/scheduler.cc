@@ -32,6 +32,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
     ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<Action> action, registry.MakeAction(name, config));
     scheduler->actions_.push_back(std::move(action));
   }
+  scheduler->reservations_ = ReservationBook(config.reservation);
   if (config.filter_threads > 0) {
     scheduler->filter_pool_ = std::make_unique<WorkerPool>(config.filter_threads);
   }
@@ -82,7 +83,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
 }
 
 SessionResult Scheduler::RunSession(const Snapshot& snapshot, Clock::WallTime now) {
-  Session session(snapshot, plugins_, now, filter_pool_.get());
+  Session session(snapshot, plugins_, now, filter_pool_.get(), &reservations_);
   session.set_history(&history_);
   session.set_estimates(estimates_.get());
   std::vector<NamedDuration> action_nanos;

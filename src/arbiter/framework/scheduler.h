@@ -37,6 +37,7 @@ class Scheduler {
   SessionResult RunSession(const Snapshot& snapshot) { return RunSession(snapshot, snapshot.now); }
 
   const PluginSet& plugins() const { return plugins_; }
+  const ReservationBook& reservations() const { return reservations_; }
   // Evictions of earlier sessions that were never made (Applier::TakeUnmadeEvictions): the
   // history of what this scheduler evicted forgets them.
   void ForgetEvictions(const std::vector<std::string>& pod_uids) { history_.Forget(pod_uids); }
@@ -52,6 +53,7 @@ class Scheduler {
   PluginSet plugins_;
   std::unique_ptr<WorkerPool> filter_pool_;  // config.filter_threads > 0
   EvictionHistory history_;                  // what earlier sessions evicted
+  ReservationBook reservations_;             // gangs holding reservations
   std::shared_ptr<const StartEstimates> estimates_;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "arbiter/base/check.h"
@@ -29,7 +30,7 @@ void Timed(SessionStats& stats, std::size_t plugin, std::string_view name, Fn&& 
 }  // namespace
 
 Session::Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::WallTime now,
-                 WorkerPool* pool)
+                 WorkerPool* pool, ReservationBook* reservations)
     : snapshot_(snapshot), plugins_(plugins), now_(now), pool_(pool) {
   task_state_.reserve(snapshot.tasks.size());
   task_node_.reserve(snapshot.tasks.size());
@@ -68,8 +69,86 @@ Session::Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::Wall
   }
   ComputeHolds();
   OpenPlugins();
-  placement_ = std::make_unique<Placement>(*this, pool_);
   ComputeReservations();
+  // Before the placement classes are made: which reservations a job may use is part of its class.
+  if (reservations != nullptr) ApplyReservations(reservations->Update(*this));
+  placement_ = std::make_unique<Placement>(*this, pool_);
+}
+
+void Session::ApplyReservations(std::vector<ActiveReservation> reservations) {
+  reservations_ = std::move(reservations);
+  if (reservations_.empty()) return;
+  node_reservation_.assign(snapshot_.nodes.size(), -1);
+  for (std::size_t i = 0; i < reservations_.size(); ++i) {
+    for (NodeIndex n : reservations_[i].nodes)
+      node_reservation_[n.pos()] = static_cast<std::int32_t>(i);
+  }
+  // A job may use a reservation's nodes when it is the gang's own, when it ends (by its run time)
+  // before the gang's estimated start, or when its queue is another one, below its deserved
+  // share even with the job's minimum (a reservation never keeps a queue below its share).
+  reservation_passes_.assign(snapshot_.jobs.size(), 0);
+  for (JobIndex j : JobIndex::Range(job_count())) {
+    const std::vector<TaskIndex>& tasks = job(j).tasks;
+    if (std::none_of(tasks.begin(), tasks.end(),
+                     [&](TaskIndex t) { return task_state(t) == TaskState::kPending; })) {
+      continue;
+    }
+    const QueueIndex q = job(j).queue_index;
+    std::optional<std::optional<Clock::WallTime>> end;
+    std::optional<bool> below_share;
+    for (std::size_t i = 0; i < reservations_.size(); ++i) {
+      const ActiveReservation& r = reservations_[i];
+      bool pass = r.job == j;
+      if (!pass && q != kNoQueue && q != job(r.job).queue_index) {
+        if (!below_share.has_value()) {
+          const std::optional<ResourceVector> deserved = QueueDeserved(q);
+          ResourceVector with_job = queue_allocated(q);
+          with_job.Add(MinimumRequest(j));
+          below_share = deserved.has_value() && with_job.FitsIn(*deserved);
+        }
+        pass = *below_share;
+      }
+      if (!pass && r.estimated_start.has_value()) {
+        if (!end.has_value()) end = EstimatedEnd(*this, j);
+        pass = end->has_value() && **end <= *r.estimated_start;
+      }
+      if (pass) reservation_passes_[j.pos()] |= std::uint64_t{1} << i;
+    }
+  }
+}
+
+const ActiveReservation* Session::ReservationOf(JobIndex j) const {
+  for (const ActiveReservation& r : reservations_) {
+    if (r.job == j) return &r;
+  }
+  return nullptr;
+}
+
+const ActiveReservation* Session::ReservedAgainst(JobIndex j, NodeIndex n) const {
+  if (reservations_.empty()) return nullptr;
+  const std::int32_t i = node_reservation_[n.pos()];
+  if (i < 0 || (reservation_passes_[j.pos()] & (std::uint64_t{1} << i)) != 0) return nullptr;
+  return &reservations_[static_cast<std::size_t>(i)];
+}
+
+std::vector<TaskIndex> GangTryOrder(const Session& session, JobIndex j) {
+  const std::vector<TaskIndex> pending = session.PendingTasks(j);
+  std::vector<TaskIndex> order;
+  std::set<TaskIndex> taken;
+  for (const auto& [task_name, minimum] : session.job(j).min_task_member) {
+    std::int32_t needed = session.TasksStillNeeded(j, task_name);
+    for (TaskIndex t : pending) {
+      if (needed <= 0) break;
+      if (session.task(t).task_name != task_name) continue;
+      order.push_back(t);
+      taken.insert(t);
+      --needed;
+    }
+  }
+  for (TaskIndex t : pending) {
+    if (!taken.contains(t)) order.push_back(t);
+  }
+  return order;
 }
 
 void Session::ComputeHolds() {

@@ -28,6 +28,7 @@
 #include "arbiter/framework/placement.h"
 #include "arbiter/framework/plugin.h"
 #include "arbiter/framework/reason.h"
+#include "arbiter/framework/reservation.h"
 #include "arbiter/framework/session_result.h"
 
 namespace arbiter {
@@ -39,8 +40,10 @@ class Session {
   // `now` is the session's wall time (conditions' transition times, ages); a snapshot may be
   // reused by several sessions when nothing changed, so it does not carry the time.
   // `pool`, if given, filters the nodes of one task on several threads (Placement).
+  // `reservations`, if given, says which gangs hold reservations (framework/reservation.h); the
+  // session updates it once its plugins are open.
   Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::WallTime now,
-          WorkerPool* pool = nullptr);
+          WorkerPool* pool = nullptr, ReservationBook* reservations = nullptr);
   Session(const Snapshot& snapshot, const PluginSet& plugins)
       : Session(snapshot, plugins, snapshot.now) {}
   ~Session();
@@ -95,6 +98,17 @@ class Session {
   // (outcome.h: HoldsReservation), per queue and in all.
   const ResourceVector& queue_reserved(QueueIndex q) const { return queue_reserved_[q.pos()]; }
   const ResourceVector& total_reserved() const { return total_reserved_; }
+  // Reservations against starvation in force this session (framework/reservation.h).
+  const std::vector<ActiveReservation>& reservations() const { return reservations_; }
+  // The job's own reservation, or null.
+  const ActiveReservation* ReservationOf(JobIndex j) const;
+  // The reservation that keeps the job off the node, or null: the node is reserved for another
+  // gang and the job may not backfill there.
+  const ActiveReservation* ReservedAgainst(JobIndex j, NodeIndex n) const;
+  // Bit i: the job may use the nodes of reservations()[i] (part of its placement class).
+  std::uint64_t reservation_passes(JobIndex j) const {
+    return reservations_.empty() ? 0 : reservation_passes_[j.pos()];
+  }
 
   // Plugin dispatch (see plugin.h for how tiers combine).
   bool QueueBefore(QueueIndex a, QueueIndex b) const;
@@ -200,6 +214,7 @@ class Session {
   void ComputeHolds();
   void OpenPlugins();
   void ComputeReservations();
+  void ApplyReservations(std::vector<ActiveReservation> reservations);
   // CHECKs that no plugin asks for verdicts while plugins are being opened.
   void CheckOpen() const;
 
@@ -214,6 +229,9 @@ class Session {
   std::vector<PodGroupPhase> job_phase_;
   std::vector<ResourceVector> queue_reserved_;
   ResourceVector total_reserved_;
+  std::vector<ActiveReservation> reservations_;
+  std::vector<std::int32_t> node_reservation_;     // per node: index in reservations_, or -1
+  std::vector<std::uint64_t> reservation_passes_;  // per job
   std::vector<ResourceVector> queue_allocated_;
   std::vector<ResourceVector> releasing_;
   std::map<TaskIndex, ResourceVector> holds_;
@@ -231,5 +249,9 @@ class Session {
   bool opening_ = false;
   bool finished_ = false;
 };
+
+// The order in which to try a job's pending tasks: what minTaskMember still needs, then the
+// rest, each part in task order (allocate, preemption plans and reservations alike).
+std::vector<TaskIndex> GangTryOrder(const Session& session, JobIndex j);
 
 }  // namespace arbiter

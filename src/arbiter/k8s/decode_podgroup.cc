@@ -120,6 +120,20 @@ Status ReadPendingExplanation(value& v, PendingExplanation& out) {
   });
 }
 
+Status ReadReservation(value& v, GangReservationStatus& out) {
+  return ReadFields(v, [&](raw_json_string key, value& f) {
+    if (key == "nodes") return At("nodes", ReadStringArray(f, out.nodes));
+    if (key == "since") {
+      std::optional<Clock::WallTime> since;
+      ARBITER_RETURN_IF_ERROR(At("since", ReadTime(f, since)));
+      out.since = since.value_or(Clock::WallTime{});
+      return Status::Ok();
+    }
+    if (key == "estimatedStart") return At("estimatedStart", ReadTime(f, out.estimated_start));
+    return Status::Ok();
+  });
+}
+
 Status ReadArbiterPhase(value& f, PodGroupPhase& out) {
   std::string phase;
   ARBITER_RETURN_IF_ERROR(ReadString(f, phase));
@@ -148,6 +162,10 @@ Status ReadPodGroupStatus(value& v, PodGroupStatus& out,
     if (key == "explanation") {
       if (IsNull(f)) return Status::Ok();
       return At("explanation", ReadPendingExplanation(f, out.explanation.emplace()));
+    }
+    if (key == "reservation") {
+      if (IsNull(f)) return Status::Ok();
+      return At("reservation", ReadReservation(f, out.reservation.emplace()));
     }
     return Status::Ok();
   });

@@ -157,6 +157,18 @@ struct PendingExplanation {
   friend bool operator==(const PendingExplanation&, const PendingExplanation&) = default;
 };
 
+// status.reservation: the nodes held for a gang that waited too long (framework/reservation.h):
+// nothing new is placed on them but the gang and jobs that end before its estimated start.
+struct GangReservationStatus {
+  std::vector<std::string> nodes;  // by name, sorted
+  Clock::WallTime since{};         // when the gang was elected
+  // When the gang's pods fit on those nodes, by the run times of the pods holding them
+  // (sim/run_time.h); none: some of them have no known run time.
+  std::optional<Clock::WallTime> estimated_start;
+  static constexpr std::size_t kMaxNodes = 1024;
+  friend bool operator==(const GangReservationStatus&, const GangReservationStatus&) = default;
+};
+
 struct PodGroupStatus {
   PodGroupPhase phase = PodGroupPhase::kPending;
   std::int32_t scheduled = 0;
@@ -167,6 +179,7 @@ struct PodGroupStatus {
   std::int32_t preemption_count = 0;
   std::vector<Condition> conditions;  // "Scheduled", "Unschedulable", "Preempted"
   std::optional<PendingExplanation> explanation;
+  std::optional<GangReservationStatus> reservation;
   friend bool operator==(const PodGroupStatus&, const PodGroupStatus&) = default;
 };
 

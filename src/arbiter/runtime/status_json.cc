@@ -98,6 +98,11 @@ nlohmann::json StatusObject(const PodGroupStatus& status) {
   };
   if (status.preemption_count > 0) out["preemptionCount"] = status.preemption_count;
   if (status.explanation.has_value()) out["explanation"] = ExplanationJson(*status.explanation);
+  if (const auto& r = status.reservation) {
+    nlohmann::json reservation = {{"nodes", r->nodes}, {"since", FormatRfc3339(r->since)}};
+    if (r->estimated_start) reservation["estimatedStart"] = FormatRfc3339(*r->estimated_start);
+    out["reservation"] = std::move(reservation);
+  }
   return out;
 }
 

@@ -91,6 +91,28 @@ TEST(PodGroupStatusJsonTest, TheExplanationComesBackAsItWasWritten) {
   EXPECT_EQ(*group->status.explanation, e);
 }
 
+TEST(PodGroupStatusJsonTest, TheReservationComesBackAsItWasWritten) {
+  for (const bool known_start : {true, false}) {
+    PodGroupStatus status;
+    GangReservationStatus& r = status.reservation.emplace();
+    r.nodes = {"n1", "n2"};
+    r.since = Clock::WallTime(std::chrono::seconds(1'750'000'000));
+    if (known_start) r.estimated_start = Clock::WallTime(std::chrono::seconds(1'750'000'050));
+    const std::string json = PodGroupStatusJson(status);
+    const nlohmann::json parsed = nlohmann::json::parse(json);
+    EXPECT_EQ(parsed["reservation"]["nodes"], nlohmann::json({"n1", "n2"}));
+    EXPECT_EQ(parsed["reservation"].contains("estimatedStart"), known_start);
+    const std::string object = R"({"metadata": {"name": "g", "namespace": "team"},
+        "spec": {"minMember": 2}, "status": )" +
+                               json + "}";
+    simdjson::ondemand::parser parser;
+    simdjson::padded_string padded(object);
+    StatusOr<PodGroup> group = k8s::DecodeObject<PodGroup>(parser, padded);
+    ASSERT_TRUE(group.ok()) << group.status();
+    EXPECT_EQ(group->status.reservation, status.reservation);
+  }
+}
+
 TEST(PodGroupStatusJsonTest, EveryPhaseHasItsName) {
   const std::pair<PodGroupPhase, const char*> phases[] = {
       {PodGroupPhase::kPending, "Pending"}, {PodGroupPhase::kInqueue, "Inqueue"},

@@ -1,0 +1,242 @@
+#include "arbiter/framework/reservation.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "arbiter/framework/session.h"
+#include "arbiter/sim/run_time.h"
+
+namespace arbiter {
+
+namespace {
+
+using Time = Clock::WallTime;
+// After pods with no known run time end: some day, not a time one can plan on.
+constexpr Time kSomeDay = Time::max();
+
+// When room frees on a node: the pods holding it that will leave, by when (kSomeDay: no known
+// run time). Other schedulers' pods never leave, as far as this plan knows.
+struct Timeline {
+  std::vector<std::pair<Time, ResourceVector>> releases;  // sorted by time
+};
+
+// Timelines of the given nodes (empty for nodes not asked for).
+std::vector<Timeline> Timelines(const Session& session, const std::vector<bool>& wanted) {
+  std::vector<Timeline> out(static_cast<std::size_t>(session.node_count()));
+  std::map<JobIndex, std::optional<Time>> ends;
+  for (TaskIndex t : TaskIndex::Range(static_cast<std::int32_t>(session.snapshot().tasks.size()))) {
+    const NodeIndex n = session.task_node(t);
+    const TaskState state = session.task_state(t);
+    if (n == kNoNode || !HoldsNode(state) || !wanted[n.pos()]) continue;
+    Time end = session.now();  // releasing: on its way out
+    if (state != TaskState::kReleasing) {
+      const JobIndex j = session.task(t).job;
+      auto it = ends.find(j);
+      if (it == ends.end()) it = ends.emplace(j, EstimatedEnd(session, j)).first;
+      end = it->second.value_or(kSomeDay);
+    }
+    out[n.pos()].releases.emplace_back(end, session.task(t).request);
+  }
+  for (Timeline& timeline : out) {
+    std::stable_sort(timeline.releases.begin(), timeline.releases.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  return out;
+}
+
+// The earliest time `need` fits on the node as its pods leave; none: never, even once all of
+// ours have left.
+std::optional<Time> EarliestFit(const Session& session, NodeIndex n, const Timeline& timeline,
+                                const ResourceVector& need) {
+  ResourceVector room = session.node_free(n);
+  if (need.FitsIn(room)) return session.now();
+  for (const auto& [when, freed] : timeline.releases) {
+    room.Add(freed);
+    if (need.FitsIn(room)) return when;
+  }
+  return std::nullopt;
+}
+
+bool NodeConstraintsFit(const Session& session, TaskIndex t, NodeIndex n) {
+  for (const auto& tier : session.plugins().filter) {
+    for (const FilterExtension* p : tier) {
+      if (!p->NodeConstraint(session, t, n).fit()) return false;
+    }
+  }
+  return true;
+}
+
+struct Choice {
+  std::vector<NodeIndex> nodes;  // in node order
+  std::optional<Time> start;
+};
+
+// Nodes for the gang's remaining minimum, each pod (in the order allocate tries them) on the node
+// where it fits the soonest (then a node the gang already has, then node order), among
+// `allowed`; none when some pod fits on none of them ever.
+std::optional<Choice> ChooseNodes(const Session& session, JobIndex j,
+                                  const std::vector<bool>& allowed) {
+  const std::int32_t needed = session.job(j).min_member - session.job_ready_tasks(j);
+  if (needed <= 0) return std::nullopt;
+  std::vector<TaskIndex> tasks = GangTryOrder(session, j);
+  if (static_cast<std::int32_t>(tasks.size()) < needed) return std::nullopt;
+  tasks.resize(static_cast<std::size_t>(needed));
+  const std::vector<Timeline> timelines = Timelines(session, allowed);
+  std::map<NodeIndex, ResourceVector> taken;
+  Time start = session.now();
+  for (TaskIndex t : tasks) {
+    std::optional<std::pair<Time, NodeIndex>> best;
+    bool best_taken = false;
+    for (NodeIndex n : NodeIndex::Range(session.node_count())) {
+      if (!allowed[n.pos()] || !NodeConstraintsFit(session, t, n)) continue;
+      ResourceVector need = session.task(t).request;
+      auto already = taken.find(n);
+      if (already != taken.end()) need.Add(already->second);
+      const std::optional<Time> when = EarliestFit(session, n, timelines[n.pos()], need);
+      if (!when.has_value()) continue;
+      const bool is_taken = already != taken.end();
+      if (!best.has_value() || *when < best->first ||
+          (*when == best->first && is_taken && !best_taken)) {
+        best.emplace(*when, n);
+        best_taken = is_taken;
+      }
+    }
+    if (!best.has_value()) return std::nullopt;
+    taken[best->second].Add(session.task(t).request);
+    start = std::max(start, best->first);
+  }
+  Choice choice;
+  for (const auto& [n, amount] : taken) choice.nodes.push_back(n);
+  if (start != kSomeDay) choice.start = start;
+  return choice;
+}
+
+// Whether any of the job's pods holds a node (placed, binding or running; not leaving).
+bool PartlyStarted(const Session& session, JobIndex j) {
+  const JobInfo& job = session.job(j);
+  return std::any_of(job.tasks.begin(), job.tasks.end(), [&](TaskIndex t) {
+    const TaskState state = session.task_state(t);
+    return HoldsNode(state) && state != TaskState::kReleasing;
+  });
+}
+
+// Whether the gang may hold a reservation this session (the wait aside).
+bool Eligible(const Session& session, JobIndex j) {
+  const JobInfo& job = session.job(j);
+  const PodGroupPhase phase = session.job_phase(j);
+  if (job.group == nullptr || job.queue_index == kNoQueue) return false;
+  if (phase != PodGroupPhase::kPending && phase != PodGroupPhase::kInqueue) return false;
+  if (session.PendingTasks(j).empty() || session.JobReady(j) || PartlyStarted(session, j)) {
+    return false;
+  }
+  if (session.CheckJob(j).has_value() || session.QueueOverused(job.queue_index).has_value()) {
+    return false;
+  }
+  const std::optional<JobVerdict> refused = session.JobNotEnqueueable(j);
+  return !refused.has_value() || refused->reason != JobReason::kQueueCapability;
+}
+
+std::vector<bool> InScope(const Session& session, const std::vector<bool>& reserved) {
+  std::vector<bool> out(static_cast<std::size_t>(session.node_count()));
+  for (NodeIndex n : NodeIndex::Range(session.node_count())) {
+    out[n.pos()] = session.node(n).in_scope && !reserved[n.pos()];
+  }
+  return out;
+}
+
+// The named nodes, if every one is in scope and not reserved by another gang.
+std::optional<std::vector<bool>> NamedNodes(const Session& session,
+                                            const std::vector<std::string>& names,
+                                            const std::vector<bool>& reserved) {
+  std::vector<bool> out(static_cast<std::size_t>(session.node_count()));
+  for (const std::string& name : names) {
+    const std::optional<NodeIndex> n = session.snapshot().FindNode(name);
+    if (!n.has_value() || !session.node(*n).in_scope || reserved[n->pos()]) return std::nullopt;
+    out[n->pos()] = true;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Clock::WallTime> EstimatedEnd(const Session& session, JobIndex j) {
+  const JobInfo& job = session.job(j);
+  const sim::RunTime run_time = sim::RunTimeOf(session.snapshot(), job, nullptr);
+  if (!run_time.duration.has_value()) return std::nullopt;
+  const Time end = sim::JobStart(session.snapshot(), job, session.now()) + *run_time.duration;
+  return std::max(end, session.now());
+}
+
+std::vector<ActiveReservation> ReservationBook::Update(const Session& session) {
+  std::vector<ActiveReservation> active;
+  if (!config_.enabled || config_.max_reservations <= 0) {
+    entries_.clear();
+    return active;
+  }
+  std::map<std::string_view, JobIndex> by_uid;
+  for (JobIndex j : JobIndex::Range(session.job_count())) by_uid.emplace(session.job(j).uid, j);
+  std::vector<bool> reserved(static_cast<std::size_t>(session.node_count()));
+  std::vector<Entry> kept;
+  const auto hold = [&](JobIndex j, Entry entry, const Choice& choice) {
+    for (NodeIndex n : choice.nodes) reserved[n.pos()] = true;
+    entry.nodes.clear();
+    for (NodeIndex n : choice.nodes) entry.nodes.push_back(session.node(n).name());
+    active.push_back({j, choice.nodes, entry.since, choice.start});
+    kept.push_back(std::move(entry));
+  };
+  // Nodes kept where they still can hold the gang; chosen again where they cannot.
+  const auto keep = [&](JobIndex j, Entry entry) {
+    if (std::optional<std::vector<bool>> nodes = NamedNodes(session, entry.nodes, reserved)) {
+      if (std::optional<Choice> choice = ChooseNodes(session, j, *nodes)) {
+        hold(j, std::move(entry), *choice);
+        return;
+      }
+    }
+    if (std::optional<Choice> choice = ChooseNodes(session, j, InScope(session, reserved))) {
+      hold(j, std::move(entry), *choice);
+    }
+  };
+  for (Entry& entry : entries_) {
+    auto it = by_uid.find(entry.job_uid);
+    if (it == by_uid.end() || !Eligible(session, it->second)) continue;
+    if (static_cast<std::int32_t>(kept.size()) >= config_.max_reservations) break;
+    keep(it->second, std::move(entry));
+  }
+  // Newly elected: those a scheduler before this one reserved for (status.reservation) first,
+  // then the longest waiting.
+  std::vector<JobIndex> candidates;
+  const auto wait = std::chrono::seconds(config_.wait_seconds);
+  for (JobIndex j : JobIndex::Range(session.job_count())) {
+    const JobInfo& job = session.job(j);
+    if (job.group == nullptr || session.now() - job.creation < wait) continue;
+    if (std::any_of(kept.begin(), kept.end(),
+                    [&](const Entry& e) { return e.job_uid == job.uid; })) {
+      continue;
+    }
+    if (Eligible(session, j)) candidates.push_back(j);
+  }
+  const auto recorded = [&](JobIndex j) {
+    return session.job(j).group->status.reservation.has_value();
+  };
+  std::sort(candidates.begin(), candidates.end(), [&](JobIndex a, JobIndex b) {
+    const JobInfo& ja = session.job(a);
+    const JobInfo& jb = session.job(b);
+    if (recorded(a) != recorded(b)) return recorded(a);
+    if (ja.creation != jb.creation) return ja.creation < jb.creation;
+    return ja.uid < jb.uid;
+  });
+  for (JobIndex j : candidates) {
+    if (static_cast<std::int32_t>(kept.size()) >= config_.max_reservations) break;
+    Entry entry{session.job(j).uid, {}, session.now()};
+    if (const auto& status = session.job(j).group->status.reservation) {
+      entry.nodes = status->nodes;
+      entry.since = status->since;
+    }
+    keep(j, std::move(entry));
+  }
+  entries_ = std::move(kept);
+  return active;
+}
+
+}  // namespace arbiter
