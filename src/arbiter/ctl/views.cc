@@ -75,7 +75,16 @@ std::vector<Row> EstimateRows(const StartEstimate& e, Clock::WallTime now) {
   std::vector<Row> rows;
   std::string start = "not within the forecast";
   if (e.start) {
-    start = *e.start <= now ? "now" : "in " + ShortDuration(*e.start - now);
+    // A forecast is made when the group arrives or the cluster changes; one whose time has
+    // passed says so rather than "now" (the jobs it assumed would end have not all ended, or
+    // jobs submitted since took the room).
+    if (*e.start > now) {
+      start = "in " + ShortDuration(*e.start - now);
+    } else if (now - *e.start < std::chrono::seconds(2)) {
+      start = "now";
+    } else {
+      start = "overdue by " + ShortDuration(now - *e.start);
+    }
     start += " (" + FormatRfc3339(*e.start) + ")";
   }
   rows.push_back({"Estimated start:", start + ", confidence " + e.confidence});

@@ -184,6 +184,14 @@ TEST(FormatExplanationTest, TheEstimatedStartAndWhatItAssumes) {
                       "  forecast:        20s ago\n"),
             std::string::npos)
       << text;
+  // A start the forecast placed in the past is overdue, not "now".
+  e.start = kNow - std::chrono::seconds(15);
+  EXPECT_NE(FormatExplanation("PodGroup ml/train", g, kNow)
+                .find("Estimated start:   overdue by 15s (" + FormatRfc3339(*e.start) + ")"),
+            std::string::npos);
+  e.start = kNow;
+  EXPECT_NE(FormatExplanation("PodGroup ml/train", g, kNow).find("Estimated start:   now ("),
+            std::string::npos);
   e.start.reset();
   EXPECT_NE(FormatExplanation("PodGroup ml/train", g, kNow)
                 .find("Estimated start:   not within the forecast, confidence Medium"),

@@ -72,9 +72,23 @@ struct Choice {
   std::optional<Time> start;
 };
 
-// Nodes for the gang's remaining minimum, each pod (in the order allocate tries them) on the node
-// where it fits the soonest (then a node the gang already has, then node order), among
-// `allowed`; none when some pod fits on none of them ever.
+// The room on the node at `when`: free now plus what its pods release by then.
+ResourceVector RoomAt(const Session& session, NodeIndex n, const Timeline& timeline, Time when) {
+  ResourceVector room = session.node_free(n);
+  for (const auto& [at, freed] : timeline.releases) {
+    if (at > when) break;
+    room.Add(freed);
+  }
+  return room;
+}
+
+// Nodes for the gang's remaining minimum, in two passes over its pods (in the order allocate
+// tries them), among `allowed`; none when some pod fits on none of them ever.
+//   1. The start: each pod on the node where it fits the soonest; the latest of those times is
+//      the earliest the gang can start (as Slurm's backfill computes it).
+//   2. The nodes: the pods again, packed onto as few nodes as fit them by that start (a node the
+//      gang already has, then the node with the most room then), so that the nodes it does not
+//      need stay open to jobs that outlast its start.
 std::optional<Choice> ChooseNodes(const Session& session, JobIndex j,
                                   const std::vector<bool>& allowed) {
   const std::int32_t needed = session.job(j).min_member - session.job_ready_tasks(j);
@@ -105,6 +119,42 @@ std::optional<Choice> ChooseNodes(const Session& session, JobIndex j,
     if (!best.has_value()) return std::nullopt;
     taken[best->second].Add(session.task(t).request);
     start = std::max(start, best->first);
+  }
+  if (start != kSomeDay) {
+    // Pass 2. Room at the start, less what the packed pods take; every pod fits somewhere by
+    // the start (pass 1 found a way), but packing in another order may not: then pass 1 stands.
+    std::map<NodeIndex, ResourceVector> left;
+    for (NodeIndex n : NodeIndex::Range(session.node_count())) {
+      if (allowed[n.pos()]) left.emplace(n, RoomAt(session, n, timelines[n.pos()], start));
+    }
+    std::map<NodeIndex, ResourceVector> packed;
+    bool all = true;
+    for (TaskIndex t : tasks) {
+      const ResourceVector& request = session.task(t).request;
+      std::optional<NodeIndex> best;
+      for (auto& [n, room] : left) {
+        if (!request.FitsIn(room) || !NodeConstraintsFit(session, t, n)) continue;
+        if (!best.has_value()) {
+          best = n;
+          continue;
+        }
+        const bool is_taken = packed.contains(n);
+        const bool best_taken = packed.contains(*best);
+        if (is_taken != best_taken) {
+          if (is_taken) best = n;
+          continue;
+        }
+        // The most room first: the node that takes the most of the gang.
+        if (left.at(*best).FitsIn(room) && !room.FitsIn(left.at(*best))) best = n;
+      }
+      if (!best.has_value()) {
+        all = false;
+        break;
+      }
+      left.at(*best).Subtract(request);
+      packed[*best].Add(request);
+    }
+    if (all && packed.size() < taken.size()) taken = std::move(packed);
   }
   Choice choice;
   for (const auto& [n, amount] : taken) choice.nodes.push_back(n);

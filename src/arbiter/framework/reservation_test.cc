@@ -100,6 +100,27 @@ TEST(Reservation, AGangThatWaitedGetsTheNodesThatFreeFirst) {
   EXPECT_EQ(cluster.group("default/g").status.phase, PodGroupPhase::kInqueue);
 }
 
+// n2 and n3 have 4 cpu free at 20 s, n0 and n1 8 at 50 s: the soonest fit for each pod in turn
+// spreads the gang over all four, but by its start (50 s) n0 and n1 hold it alone, and n2 and n3
+// stay open to jobs that outlast that start.
+TEST(Reservation, TheGangIsPackedOntoTheFewestNodesThatHoldItByItsStart) {
+  FakeCluster cluster(WaitingTen());
+  for (const char* n : {"n0", "n1", "n2", "n3"}) cluster.Add(MakeNode(n).Cpu("8").Build());
+  cluster.Add(Running("a", "n0", "8", "50s"));
+  cluster.Add(Running("b", "n1", "8", "50s"));
+  cluster.Add(Running("c", "n2", "4", "20s"));
+  cluster.Add(Running("d", "n2", "4", "1h"));
+  cluster.Add(Running("e", "n3", "4", "20s"));
+  cluster.Add(Running("f", "n3", "4", "1h"));
+  AddGang(cluster, "g", 16, "1");
+  RunUntil(cluster, 12);
+  const auto& reservation = cluster.group("default/g").status.reservation;
+  ASSERT_TRUE(reservation.has_value());
+  EXPECT_THAT(reservation->nodes, ElementsAre("n0", "n1"));
+  ASSERT_TRUE(reservation->estimated_start.has_value());
+  EXPECT_EQ(*reservation->estimated_start, TestEpoch() + std::chrono::seconds(50));
+}
+
 TEST(Reservation, WithoutKnownRunTimesTheStartIsUnknown) {
   FakeCluster cluster(WaitingTen());
   cluster.Add(MakeNode("n0").Cpu("4").Build());
