@@ -12,7 +12,7 @@ golden="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/golden/simulate.sha256"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbiterctl-golden.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-shapes=(basic-pods big-gangs contention multi-queue small-gangs tensorflow)
+shapes=(basic-pods big-gangs contention multi-queue small-gangs starvation tensorflow)
 # The report names its input files as given: relative names keep it the same in any directory.
 cd "$tmp"
 for shape in "${shapes[@]}"; do

@@ -35,8 +35,8 @@ std::string GangJobs(std::string_view name, std::int64_t jobs, std::int64_t size
 }  // namespace
 
 std::vector<std::string> GeneratorShapes() {
-  return {"basic-pods",  "small-gangs", "big-gangs", "tensorflow",
-          "multi-queue", "contention",  "scale"};
+  return {"basic-pods",  "small-gangs", "big-gangs",  "tensorflow",
+          "multi-queue", "contention",  "starvation", "scale"};
 }
 
 StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
@@ -112,6 +112,31 @@ StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
         GangJobs("b", jobs / 3, 4, "\"1\"", "1Gi", "arrival: 0s", "{uniform: [2m, 10m]}", "b") +
         GangJobs("c", jobs - 2 * (jobs / 3), 4, "\"1\"", "1Gi", "arrival: 0s",
                  "{uniform: [2m, 10m]}", "c");
+  } else if (shape == "starvation") {
+    // Big gangs under a stream of small jobs (docs/placement.md#reservation): the stream keeps
+    // about 70 % of the CPU busy, spread over every node, so a gang of half the cluster rarely
+    // sees its room free at once unless something keeps room for it; the gangs add a quarter. Every
+    // job states its run time exactly.
+    const std::int64_t nodes = pick(options.nodes, 32);
+    const std::int64_t jobs = pick(options.jobs, 600);
+    const std::int64_t gangs = std::max<std::int64_t>(1, jobs / 150);
+    const std::int64_t stream = std::max<std::int64_t>(1, jobs - gangs);
+    const std::int64_t cpus = nodes * 4;
+    // Offered load 0.7 × cpus with 1-CPU jobs of 150 s on average: one every 150 / (0.7 cpus) s.
+    const std::int64_t interval_ms = std::max<std::int64_t>(1, 1'500'000 / (7 * cpus));
+    out.cluster_yaml = ClusterYaml(nodes, "");
+    out.workload_yaml = fmt::format(
+        "description: a stream of {} single pods of 1 CPU (1-4 min, Poisson arrivals, about 70 % "
+        "of the CPU) and {} gangs of {} x 1 CPU (3 min) arriving every 6 min from minute 2; "
+        "every job states its run time (runForHint 1)\n"
+        "jobs:\n"
+        "  - {{name: small, replicas: {}, interval: {{exponential: {}ms}}, runForHint: 1,\n"
+        "     duration: {{uniform: [1m, 4m]}},\n"
+        "     tasks: [{{name: main, replicas: 1, requests: {{cpu: \"1\", memory: 1Gi}}}}]}}\n"
+        "  - {{name: big, replicas: {}, minMember: {}, arrival: 2m, interval: 6m, runForHint: 1,\n"
+        "     duration: 3m,\n"
+        "     tasks: [{{name: worker, replicas: {}, requests: {{cpu: \"1\", memory: 1Gi}}}}]}}\n",
+        stream, gangs, cpus / 2, stream, interval_ms, gangs, cpus / 2, cpus / 2);
   } else if (shape == "contention") {
     // Preemption and reclaim at work: a floods the idle cluster, b and c arrive later and reclaim
     // their shares, and high-priority gangs of a preempt a's own jobs.

@@ -19,6 +19,10 @@
 //                                            comes after 2 min with gangs of 4, c (weight 2)
 //                                            after 5 with gangs of 8 (5-20 min), and
 //                                            high-priority gangs of 8 of a after 8 (5 min)
+//   starvation    [32 nodes, 600 jobs]       a stream of single pods of 1 CPU (1-4 min, Poisson,
+//                                            about 70 % of the CPU) and jobs / 150 gangs of half
+//                                            the cluster's CPU (3 min) every 6 min from minute 2;
+//                                            every job states its run time (runForHint 1)
 //   scale         [10,000 nodes, 50,000 jobs] gangs of 3 x 100m / 500Mi (150,000 pods, the
 //                                            Kubernetes scale limit), Poisson arrivals over about
 //                                            10 minutes, 10-30 min each

@@ -18,6 +18,7 @@
 #include "arbiter/resource/resource_name.h"
 #include "arbiter/sim/forecast.h"
 #include "arbiter/sim/invariants.h"
+#include "arbiter/sim/run_time.h"
 #include "arbiter/sim/scenario.h"
 #include "arbiter/sim/scenario_runner.h"
 
@@ -207,6 +208,12 @@ class Simulation {
     group.spec.min_member = spec.min_member;
     group.spec.queue = spec.queue;
     group.spec.priority_class_name = spec.priority_class_name;
+    if (spec.run_for_hint > 0) {
+      const auto hint_ms = static_cast<std::int64_t>(
+          std::ceil(static_cast<double>(spec.duration_ms) * spec.run_for_hint));
+      group.meta.annotations[std::string(kRunForAnnotation)] =
+          std::to_string(std::max<std::int64_t>(hint_ms, 1)) + "ms";
+    }
     // What a job controller (Volcano's, Kubeflow's) writes: the requests of the first minMember
     // pods, so that admission need not wait for the pods.
     // A sum that overflows (absurd requests) leaves minResources unset: admission then waits

@@ -88,6 +88,35 @@ TEST(Simulate, AGangWaitsForRoomAndStartsWhenTheJobBeforeItFinishes) {
   EXPECT_GT(r.performance.peak_rss_bytes, 0);
 }
 
+// 2 nodes of 4 CPU; a 1-CPU job of 6 s arrives every second (6 CPU busy, all 8 now and then)
+// for a minute, stating its run time; a gang of 8 arrives at 5 s. Without a reservation it never
+// sees 8 CPU free before the stream ends; with one (elected after 10 s) it starts once the jobs
+// on its nodes end: within 10 s + 6 s + a few sessions of its arrival.
+TEST(Simulate, AReservationBoundsABigGangsWaitUnderAStream) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, replicas: 2, cpu: \"4\", memory: 8Gi}]\n");
+  const Workload w = Jobs(R"(jobs:
+  - {name: small, replicas: 60, interval: 1s, duration: 6s, runForHint: 1,
+     tasks: [{name: t, requests: {cpu: "1"}}]}
+  - {name: big, arrival: 5s, duration: 10s, runForHint: 1,
+     tasks: [{name: t, replicas: 8, requests: {cpu: "1"}}]}
+)");
+  SimulationOptions options;
+  options.seed = 1;
+  StatusOr<SimulationReport> off = Simulate(c, w, options);
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  options.config.reservation.enabled = true;
+  options.config.reservation.wait_seconds = 10;
+  StatusOr<SimulationReport> on = Simulate(c, w, options);
+  ASSERT_TRUE(on.ok()) << on.status().message();
+  const JobOutcome& big_off = Job(*off, "default/big");
+  const JobOutcome& big_on = Job(*on, "default/big");
+  EXPECT_GT(big_off.start_ms - big_off.arrival_ms, 50'000);
+  EXPECT_GE(big_on.start_ms - big_on.arrival_ms, 10'000);
+  EXPECT_LE(big_on.start_ms - big_on.arrival_ms, 10'000 + 6'000 + 3'000);
+  EXPECT_EQ(on->partial_gangs, 0);
+  EXPECT_EQ(on->jobs_finished, on->jobs);
+}
+
 TEST(Simulate, AGangThatCanNeverFitHoldsNothingAndIsReported) {
   const ClusterSpec c = Cluster("nodes: [{name: n, replicas: 4, cpu: \"4\", memory: 8Gi}]\n");
   // Five pods of 3 CPU need five nodes; the small gangs behind it must all run.

@@ -169,8 +169,16 @@ Status ParseJobs(const Value& v, std::mt19937_64& rng, std::set<std::string>& jo
                  std::vector<JobSpec>& out) {
   ARBITER_RETURN_IF_ERROR(
       v.CheckKeys({"name", "replicas", "namespace", "queue", "priorityClassName", "minMember",
-                   "arrival", "interval", "duration", "tasks"}));
+                   "arrival", "interval", "duration", "runForHint", "tasks"}));
   JobSpec job;
+  if (const Value hint = v.Key("runForHint"); !hint.absent()) {
+    double factor = 0;
+    if (!hint.node().IsScalar() || !YAML::convert<double>::decode(hint.node(), factor) ||
+        !(factor >= 0.01 && factor <= 100)) {
+      return hint.Error("expected a factor of the duration from 0.01 to 100");
+    }
+    job.run_for_hint = factor;
+  }
   ARBITER_ASSIGN_OR_RETURN(job.namespace_name, v.Key("namespace").String("default"));
   ARBITER_ASSIGN_OR_RETURN(job.queue, v.Key("queue").String(std::string(kDefaultQueueName)));
   ARBITER_ASSIGN_OR_RETURN(job.priority_class_name, v.Key("priorityClassName").String());

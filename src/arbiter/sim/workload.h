@@ -31,6 +31,10 @@
 //       arrival: 0s            # when the first replica arrives (a duration or a distribution)
 //       interval: 100ms        # between two replicas' arrivals (default 0)
 //       duration: 5m           # how long the job runs once started
+//       runForHint: 1.5        # the user's run-time estimate, as this factor of the drawn
+//                              # duration (Slurm users ask for more than they use), written to
+//                              # the PodGroup's arbiter.dev/run-for; from 0.01 to 100; absent:
+//                              # no estimate (what reservations' backfill and forecasts read)
 //       tasks:                 # the job's pods, by role
 //         - name: worker       # pods mpi-0-worker-0 ... (label arbiter.dev/task: worker)
 //           replicas: 3
@@ -111,6 +115,7 @@ struct JobSpec {
   std::int32_t min_member = 1;
   std::int64_t arrival_ms = 0;
   std::int64_t duration_ms = 0;
+  double run_for_hint = 0;  // factor of duration_ms; 0: no arbiter.dev/run-for
   std::vector<TaskSpec> tasks;
   // Where it was defined, for errors found later: "w.yaml:12: jobs[1].queue", "t.csv:40".
   std::string queue_origin;

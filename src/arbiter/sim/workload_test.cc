@@ -142,6 +142,16 @@ TEST(ParseWorkload, TheSameSeedDrawsTheSameTimesAndAnotherSeedOthers) {
   EXPECT_LT(interval_sum / 49, 20000);
 }
 
+TEST(ParseWorkload, ARunForHintIsAFactorOfTheDuration) {
+  StatusOr<Workload> w = ParseWorkload(
+      "jobs:\n  - {name: a, duration: 1m, runForHint: 1.5, tasks: [{name: t}]}\n"
+      "  - {name: b, duration: 1m, tasks: [{name: t}]}\n",
+      "w.yaml", 1);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_DOUBLE_EQ(w->jobs[0].run_for_hint, 1.5);
+  EXPECT_DOUBLE_EQ(w->jobs[1].run_for_hint, 0);
+}
+
 TEST(ParseWorkload, ErrorsNameFileLineAndField) {
   struct Case {
     const char* yaml;
@@ -154,6 +164,8 @@ TEST(ParseWorkload, ErrorsNameFileLineAndField) {
        "w.yaml:5: jobs[0].tasks[0]: unknown key \"reqests\""},
       {"jobs:\n  - name: j\n    duration: soon\n    tasks: [{name: t}]\n",
        "w.yaml:3: jobs[0].duration: expected a duration"},
+      {"jobs:\n  - name: j\n    duration: 1m\n    runForHint: 0\n    tasks: [{name: t}]\n",
+       "w.yaml:4: jobs[0].runForHint: expected a factor of the duration from 0.01 to 100"},
       {"jobs:\n  - name: j\n    duration: {uniform: [2m, 1m]}\n    tasks: [{name: t}]\n",
        "jobs[0].duration.uniform: high is below low"},
       {"jobs:\n  - name: j\n    duration: {normal: 1m}\n    tasks: [{name: t}]\n",

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Reservation against starvation, off and on, side by side on the simulator (docs/placement.md):
+# the `starvation` shape (arbiterctl generate: big gangs under a stream of small jobs), simulated
+# with the default configuration and with reservation enabled (waitSeconds WAIT, default 60), for
+# each seed. Prints, per seed and configuration: the big gangs' waits, the small jobs' wait
+# (mean, p50, p90, max), mean CPU utilisation and makespan; then the on/off ratios over all seeds.
+#
+#   bench/sim/reservation.sh [--seeds N] [--wait SECONDS] [--nodes N] [--jobs N] [--out DIR]
+#
+# Needs build/bin/arbiterctl (hack/build.sh) and python3.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+arbiterctl="${ARBITERCTL:-$root/build/bin/arbiterctl}"
+seeds=5 wait=60 nodes=0 jobs=0
+out="$root/_output/bench/reservation-$(date -u +%Y%m%dT%H%M%SZ)"
+while (($#)); do
+  case "$1" in
+    --seeds) seeds="$2"; shift 2 ;;
+    --wait) wait="$2"; shift 2 ;;
+    --nodes) nodes="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "unknown option: $1" >&2; exit 2 ;;
+  esac
+done
+[[ -x $arbiterctl ]] || { echo "no $arbiterctl: run hack/build.sh" >&2; exit 2; }
+mkdir -p "$out"
+
+sizes=()
+((nodes > 0)) && sizes+=(--nodes "$nodes")
+((jobs > 0)) && sizes+=(--jobs "$jobs")
+"$arbiterctl" generate starvation "${sizes[@]}" --cluster-out "$out/cluster.yaml" \
+  --workload-out "$out/workload.yaml" >/dev/null
+base='actions: [enqueue, allocate, preempt, reclaim, backfill]
+tiers:
+  - plugins: [{name: priority}, {name: gang}, {name: drf}, {name: proportion}]
+  - plugins: [{name: predicates}, {name: nodeorder}]'
+printf '%s\n' "$base" >"$out/off.yaml"
+printf '%s\nreservation: {enabled: true, waitSeconds: %s}\n' "$base" "$wait" >"$out/on.yaml"
+
+for seed in $(seq 1 "$seeds"); do
+  for mode in off on; do
+    echo "simulating seed $seed, reservation $mode ..." >&2
+    "$arbiterctl" simulate --cluster "$out/cluster.yaml" --workload "$out/workload.yaml" \
+      --config "$out/$mode.yaml" --seed "$seed" --report "$out/$mode-$seed.json" \
+      >"$out/$mode-$seed.txt" 2>&1 || true
+  done
+done
+
+python3 - "$out" "$seeds" "$wait" <<'PY'
+import json, statistics, sys
+out, seeds, wait = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, round(p / 100 * len(xs) + 0.5) - 1))]
+
+print(f"starvation shape, reservation waitSeconds {wait}; waits in seconds")
+cols = ["seed", "reservation", "big gang waits", "small mean", "p50", "p90", "max",
+        "not started", "cpu util", "makespan s"]
+rows, totals = [], {"off": [[], [], [], []], "on": [[], [], [], []]}
+for seed in range(1, seeds + 1):
+    for mode in ("off", "on"):
+        r = json.load(open(f"{out}/{mode}-{seed}.json"))
+        c = r["jobOutcomes"]["columns"]
+        jobs = [dict(zip(c, row)) for row in r["jobOutcomes"]["rows"]]
+        big = [(j["startMs"] - j["arrivalMs"]) / 1000 for j in jobs
+               if j["minMember"] > 1 and j["startMs"] >= 0]
+        small = [(j["startMs"] - j["arrivalMs"]) / 1000 for j in jobs
+                 if j["minMember"] == 1 and j["startMs"] >= 0]
+        never = sum(1 for j in jobs if j["startMs"] < 0)
+        m = r["summary"]
+        rows.append([seed, mode, " ".join(f"{w:.0f}" for w in big),
+                     f"{statistics.mean(small):.1f}", f"{pct(small, 50):.1f}",
+                     f"{pct(small, 90):.1f}", f"{max(small):.1f}", never,
+                     f'{m["meanCpuUtilisation"]:.3f}', f'{m["makespanMs"] / 1000:.0f}'])
+        t = totals[mode]
+        t[0] += big
+        t[1] += small
+        t[2].append(m["meanCpuUtilisation"])
+        t[3].append(m["makespanMs"] / 1000)
+widths = [max(len(str(c)), *(len(str(r[i])) for r in rows)) for i, c in enumerate(cols)]
+print("  ".join(str(c).rjust(w) for c, w in zip(cols, widths)))
+for r in rows:
+    print("  ".join(str(v).rjust(w) for v, w in zip(r, widths)))
+print()
+for mode in ("off", "on"):
+    big, small, util, span = totals[mode]
+    print(f"reservation {mode:3}: big gang wait p50 {pct(big, 50):.0f} s, p90 {pct(big, 90):.0f} s, "
+          f"max {max(big):.0f} s ({len(big)} started); small jobs' mean wait {statistics.mean(small):.1f} s; "
+          f"cpu util {statistics.mean(util):.3f}; makespan {statistics.mean(span):.0f} s")
+off, on = totals["off"], totals["on"]
+print(f"on/off: big gang max wait x{max(on[0]) / max(off[0]):.2f}, small jobs' mean wait "
+      f"x{statistics.mean(on[1]) / statistics.mean(off[1]):.2f}, cpu util "
+      f"x{statistics.mean(on[2]) / statistics.mean(off[2]):.3f}, makespan "
+      f"x{statistics.mean(on[3]) / statistics.mean(off[3]):.3f}")
+PY
+echo "reports in $out" >&2
