@@ -16,7 +16,9 @@ using Time = Clock::WallTime;
 constexpr Time kSomeDay = Time::max();
 
 // When room frees on a node: the pods holding it that will leave, by when (kSomeDay: no known
-// run time). Other schedulers' pods never leave, as far as this plan knows.
+// run time). Other schedulers' pods never leave, as far as this plan knows. Pods being evicted
+// free their room now, except what pods nominated to the node (preemptors waiting for that room)
+// will take: those hold it, with the room held for them, until their own job ends.
 struct Timeline {
   std::vector<std::pair<Time, ResourceVector>> releases;  // sorted by time
 };
@@ -25,18 +27,38 @@ struct Timeline {
 std::vector<Timeline> Timelines(const Session& session, const std::vector<bool>& wanted) {
   std::vector<Timeline> out(static_cast<std::size_t>(session.node_count()));
   std::map<JobIndex, std::optional<Time>> ends;
+  const auto end_of = [&](JobIndex j) {
+    auto it = ends.find(j);
+    if (it == ends.end()) it = ends.emplace(j, EstimatedEnd(session, j)).first;
+    return it->second.value_or(kSomeDay);
+  };
+  std::vector<ResourceVector> claimed(static_cast<std::size_t>(session.node_count()));
   for (TaskIndex t : TaskIndex::Range(static_cast<std::int32_t>(session.snapshot().tasks.size()))) {
-    const NodeIndex n = session.task_node(t);
     const TaskState state = session.task_state(t);
-    if (n == kNoNode || !HoldsNode(state) || !wanted[n.pos()]) continue;
-    Time end = session.now();  // releasing: on its way out
-    if (state != TaskState::kReleasing) {
-      const JobIndex j = session.task(t).job;
-      auto it = ends.find(j);
-      if (it == ends.end()) it = ends.emplace(j, EstimatedEnd(session, j)).first;
-      end = it->second.value_or(kSomeDay);
+    const TaskInfo& task = session.task(t);
+    if (state == TaskState::kPending && task.nominated != kNoNode) {
+      const NodeIndex n = task.nominated;
+      if (!wanted[n.pos()]) continue;
+      // Its request: what is held for it out of the free room, and the rest from the room being
+      // freed (ComputeHolds), which therefore does not free for anyone else.
+      ResourceVector from_releasing = task.request;
+      if (const ResourceVector* held = session.held(t)) from_releasing.Subtract(*held);
+      claimed[n.pos()].Add(from_releasing);
+      out[n.pos()].releases.emplace_back(end_of(task.job), task.request);
+      continue;
     }
-    out[n.pos()].releases.emplace_back(end, session.task(t).request);
+    const NodeIndex n = session.task_node(t);
+    if (n == kNoNode || !HoldsNode(state) || !wanted[n.pos()] || state == TaskState::kReleasing) {
+      continue;
+    }
+    out[n.pos()].releases.emplace_back(end_of(task.job), task.request);
+  }
+  for (NodeIndex n : NodeIndex::Range(session.node_count())) {
+    if (!wanted[n.pos()]) continue;
+    // A nominee whose room is not all there yet claims at most what is being freed.
+    ResourceVector unclaimed = session.node_releasing(n);
+    unclaimed.Subtract(ResourceVector::Min(claimed[n.pos()], unclaimed));
+    if (!unclaimed.IsZero()) out[n.pos()].releases.emplace_back(session.now(), unclaimed);
   }
   for (Timeline& timeline : out) {
     std::stable_sort(timeline.releases.begin(), timeline.releases.end(),

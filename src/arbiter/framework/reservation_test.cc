@@ -121,6 +121,45 @@ TEST(Reservation, TheGangIsPackedOntoTheFewestNodesThatHoldItByItsStart) {
   EXPECT_EQ(*reservation->estimated_start, TestEpoch() + std::chrono::seconds(50));
 }
 
+// A reservation and a nomination on the same node: n0's victim is leaving (a 30-s grace period)
+// for a preemptor that will hold n0 for an hour. The room being freed on n0 is the preemptor's,
+// not the gang's: the gang is reserved n1 and n2 (free at 50 s and 20 s), and the preemptor is
+// bound to n0 once its victim has left.
+TEST(Reservation, RoomBeingFreedForANomineeIsNotTheGangs) {
+  FakeCluster cluster(WaitingTen());
+  for (const char* n : {"n0", "n1", "n2"}) cluster.Add(MakeNode(n).Cpu("4").Build());
+  cluster.Add(MakePod("victim")
+                  .Request("cpu", "4")
+                  .OnNode("n0")
+                  .StartedAt(0)
+                  .Priority(10)
+                  .GracePeriod(30)
+                  .Build());
+  Pod a = Running("a", "n1", "4", "50s");
+  a.spec.priority = 1000;
+  cluster.Add(a);
+  Pod b = Running("b", "n2", "4", "20s");
+  b.spec.priority = 1000;
+  cluster.Add(b);
+  AddGang(cluster, "g", 2, "4");
+  cluster.Add(MakePod("urgent")
+                  .Priority(100)
+                  .Request("cpu", "4")
+                  .Annotation("arbiter.dev/run-for", "1h")
+                  .Created(1)
+                  .Build());
+  RunUntil(cluster, 12);
+  ASSERT_EQ(cluster.pod("default/urgent").status.nominated_node_name, "n0");
+  ASSERT_TRUE(cluster.pod("default/urgent").spec.node_name.empty()) << "the victim left early";
+  const auto& reservation = cluster.group("default/g").status.reservation;
+  ASSERT_TRUE(reservation.has_value());
+  EXPECT_THAT(reservation->nodes, ElementsAre("n1", "n2"));
+  ASSERT_TRUE(reservation->estimated_start.has_value());
+  EXPECT_EQ(*reservation->estimated_start, TestEpoch() + std::chrono::seconds(50));
+  RunUntil(cluster, 40);
+  EXPECT_EQ(NodeOf(cluster, "urgent"), "n0");
+}
+
 TEST(Reservation, WithoutKnownRunTimesTheStartIsUnknown) {
   FakeCluster cluster(WaitingTen());
   cluster.Add(MakeNode("n0").Cpu("4").Build());

@@ -99,6 +99,13 @@ void Session::ApplyReservations(std::vector<ActiveReservation> reservations) {
     for (std::size_t i = 0; i < reservations_.size(); ++i) {
       const ActiveReservation& r = reservations_[i];
       bool pass = r.job == j;
+      // A preemptor nominated to one of its nodes before it was reserved: its room there is
+      // being freed for it by evictions already made, which a reservation must not waste.
+      pass = pass || std::any_of(tasks.begin(), tasks.end(), [&](TaskIndex t) {
+               const NodeIndex n = task(t).nominated;
+               return task_state(t) == TaskState::kPending && n != kNoNode &&
+                      std::find(r.nodes.begin(), r.nodes.end(), n) != r.nodes.end();
+             });
       if (!pass && q != kNoQueue && q != job(r.job).queue_index) {
         if (!below_share.has_value()) {
           const std::optional<ResourceVector> deserved = QueueDeserved(q);
