@@ -279,7 +279,10 @@ std::vector<ActiveReservation> ReservationBook::Update(const Session& session) {
   // then the longest waiting.
   std::vector<JobIndex> candidates;
   const auto wait = std::chrono::seconds(config_.wait_seconds);
-  for (JobIndex j : JobIndex::Range(session.job_count())) {
+  // With every place taken, no election: Eligible is the costly part of a session with many
+  // waiting gangs.
+  const bool full = static_cast<std::int32_t>(kept.size()) >= config_.max_reservations;
+  for (JobIndex j : JobIndex::Range(full ? 0 : session.job_count())) {
     const JobInfo& job = session.job(j);
     if (job.group == nullptr || session.now() - job.creation < wait) continue;
     if (std::any_of(kept.begin(), kept.end(),
