@@ -134,8 +134,10 @@ kubectl get nodes
 
 step "Installing the CRDs (kubectl apply -f deploy/crds/)"
 kubectl apply -f deploy/crds/
-kubectl wait --for condition=Established --timeout=60s \
-  crd/podgroups.arbiter.dev crd/queues.arbiter.dev crd/batchjobs.arbiter.dev >/dev/null
+# kubectl wait fails at once on a CRD whose status has no conditions yet: poll it (60 s at most).
+timeout 60 sh -c 'until kubectl wait --for condition=Established --timeout=5s \
+    crd/podgroups.arbiter.dev crd/queues.arbiter.dev crd/batchjobs.arbiter.dev >/dev/null 2>&1
+  do sleep 0.25; done' || { echo "demo: the CRDs were not Established within 60 s" >&2; exit 1; }
 
 # ---- a clean slate: no daemons, no pods of an earlier run ----------------------------------------
 stop_daemons

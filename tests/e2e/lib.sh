@@ -83,8 +83,13 @@ e2e_setup() {
   [[ -f $KUBECONFIG ]] || fail "unexpected output of up.sh: $out"
 
   k apply -f "$E2E_ROOT/deploy/crds/" >/dev/null
-  k wait --for condition=Established --timeout=60s \
-    crd/podgroups.arbiter.dev crd/queues.arbiter.dev crd/batchjobs.arbiter.dev >/dev/null
+  # Not `kubectl wait`: it fails at once on a CRD whose status has no conditions yet (seen in
+  # e2e.chart: ".status.conditions accessor error: <nil>").
+  local deadline=$(($(now_ms) + 60000))
+  until crds_established podgroups.arbiter.dev queues.arbiter.dev batchjobs.arbiter.dev; do
+    (($(now_ms) < deadline)) || fail "the CRDs were not Established within 60 s"
+    sleep "$E2E_POLL"
+  done
   k create namespace "$E2E_NS" >/dev/null
   e2e_log "cluster $E2E_NAME ready; KUBECONFIG=$KUBECONFIG; logs in $E2E_TMP"
 }
@@ -158,6 +163,20 @@ print(*[s.getsockname()[1] for s in socks])' "$1"
 
 # e2e_start_scheduler [flags...]: runs arbiter-scheduler in the background (log:
 # $E2E_TMP/scheduler.log) and waits until it has created Queue `default`, which it does at start.
+# scheduler_config [YAML]: writes $E2E_TMP/scheduler.yaml, the built-in configuration's actions and
+# tiers followed by YAML (more top-level sections: preemption, reservation), and prints its path,
+# for `e2e_start_scheduler --config "$(scheduler_config ...)"`.
+scheduler_config() {
+  cat >"$E2E_TMP/scheduler.yaml" <<EOF
+actions: [enqueue, allocate, preempt, reclaim, backfill]
+tiers:
+  - plugins: [{name: priority}, {name: gang}, {name: drf}, {name: proportion}]
+  - plugins: [{name: predicates}, {name: nodeorder}]
+${1:-}
+EOF
+  echo "$E2E_TMP/scheduler.yaml"
+}
+
 e2e_start_scheduler() {
   local args=(--period 1s -v "${ARBITER_E2E_VERBOSITY:-2}" "$@")
   e2e_service_account arbiter-scheduler >/dev/null

@@ -28,15 +28,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 e2e_setup quota --nodes 3 --node-cpu 80 --node-memory 256Gi --with-controller-manager
 QUOTA_GRACE=10
-cat >"$E2E_TMP/scheduler.yaml" <<EOF
-actions: [enqueue, allocate, preempt, reclaim, backfill]
-tiers:
-  - plugins: [{name: priority}, {name: gang}, {name: drf}, {name: proportion}]
-  - plugins: [{name: predicates}, {name: nodeorder}]
-preemption:
-  quotaGraceSeconds: $QUOTA_GRACE
-EOF
-e2e_start_scheduler --config "$E2E_TMP/scheduler.yaml"
+e2e_start_scheduler --config "$(scheduler_config "preemption: {quotaGraceSeconds: $QUOTA_GRACE}")"
 e2e_start_controller
 
 # rq NS QUEUE JSONPATH: a field of the queue's ResourceQuota in NS (empty when there is none).

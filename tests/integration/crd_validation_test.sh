@@ -34,8 +34,11 @@ rejected() {
 }
 
 "$kubectl" apply -f "$root/deploy/crds/" >/dev/null
-"$kubectl" wait --for condition=Established crd/podgroups.arbiter.dev crd/queues.arbiter.dev \
-  --timeout=60s >/dev/null
+# kubectl wait fails at once on a CRD whose status has no conditions yet: poll it (60 s at most).
+# shellcheck disable=SC2016  # $KUBECTL is the inner shell's
+KUBECTL=$kubectl timeout 60 sh -c 'until "$KUBECTL" wait --for condition=Established \
+    crd/podgroups.arbiter.dev crd/queues.arbiter.dev --timeout=5s >/dev/null 2>&1
+  do sleep 0.25; done' || { echo "FAIL: the CRDs were not Established within 60 s"; exit 1; }
 "$kubectl" create namespace "$ns" >/dev/null
 
 pg() {  # pg NAME MIN [extra spec yaml]: a PodGroup manifest on stdin for kubectl create -f -

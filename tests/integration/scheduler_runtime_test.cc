@@ -68,10 +68,13 @@ class SchedulerRuntimeTest : public testing::Test {
       return;
     }
     const std::string kubectl = (*root / "_output/bin/kubectl").string();
+    // kubectl wait fails at once on a CRD whose status has no conditions yet: polled, 60 s at
+    // most.
     const std::string apply = kubectl + " apply -f " + (*root / "deploy/crds").string() +
-                              " >/dev/null && " + kubectl +
+                              " >/dev/null && timeout 60 sh -c 'until " + kubectl +
                               " wait --for condition=Established crd/podgroups.arbiter.dev "
-                              "crd/queues.arbiter.dev --timeout=60s >/dev/null";
+                              "crd/queues.arbiter.dev --timeout=5s >/dev/null 2>&1; "
+                              "do sleep 0.25; done'";
     if (std::system(apply.c_str()) != 0) crd_error_ = "could not apply the CRDs: " + apply;
   }
 

@@ -24,16 +24,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 WAIT=20
 e2e_setup large_gang_stream --nodes 4 --node-cpu 8
-cat >"$E2E_TMP/scheduler.yaml" <<EOF
-actions: [enqueue, allocate, preempt, reclaim, backfill]
-tiers:
-  - plugins: [{name: priority}, {name: gang}, {name: drf}, {name: proportion}]
-  - plugins: [{name: predicates}, {name: nodeorder}]
-reservation:
-  enabled: true
-  waitSeconds: $WAIT
-EOF
-e2e_start_scheduler --config "$E2E_TMP/scheduler.yaml"
+e2e_start_scheduler --config "$(scheduler_config "reservation: {enabled: true, waitSeconds: $WAIT}")"
 ARBITERCTL=$(dirname "$ARBITER_SCHEDULER")/arbiterctl
 
 # The stream: its own shell, stopped by removing $E2E_TMP/streaming.
