@@ -160,6 +160,43 @@ TEST(Reservation, RoomBeingFreedForANomineeIsNotTheGangs) {
   EXPECT_EQ(NodeOf(cluster, "urgent"), "n0");
 }
 
+// n0 (8 CPU) is in the reservation for the 4 CPU that free there at 50 s; its other 4 are being
+// freed (a 30-s grace period) for a preemptor that runs for an hour, long past the gang's start.
+// The preemptor still gets them when its victim leaves: the evictions were made for it.
+TEST(Reservation, APreemptorNominatedToAReservedNodeIsPlacedThere) {
+  FakeCluster cluster(WaitingTen());
+  cluster.Add(MakeNode("n0").Cpu("8").Build());
+  cluster.Add(MakeNode("n1").Cpu("4").Build());
+  cluster.Add(MakePod("victim")
+                  .Request("cpu", "4")
+                  .OnNode("n0")
+                  .StartedAt(0)
+                  .Priority(10)
+                  .GracePeriod(30)
+                  .Build());
+  Pod a = Running("a", "n0", "4", "50s");
+  a.spec.priority = 1000;
+  cluster.Add(a);
+  Pod b = Running("b", "n1", "4", "20s");
+  b.spec.priority = 1000;
+  cluster.Add(b);
+  AddGang(cluster, "g", 2, "4");
+  cluster.Add(MakePod("urgent")
+                  .Priority(100)
+                  .Request("cpu", "4")
+                  .Annotation("arbiter.dev/run-for", "1h")
+                  .Created(1)
+                  .Build());
+  RunUntil(cluster, 12);
+  ASSERT_EQ(cluster.pod("default/urgent").status.nominated_node_name, "n0");
+  const auto& reservation = cluster.group("default/g").status.reservation;
+  ASSERT_TRUE(reservation.has_value());
+  ASSERT_THAT(reservation->nodes, ElementsAre("n0", "n1"));
+  RunUntil(cluster, 45);
+  EXPECT_EQ(NodeOf(cluster, "urgent"), "n0");
+  EXPECT_EQ(Bound(cluster, "g"), 0);
+}
+
 TEST(Reservation, WithoutKnownRunTimesTheStartIsUnknown) {
   FakeCluster cluster(WaitingTen());
   cluster.Add(MakeNode("n0").Cpu("4").Build());
