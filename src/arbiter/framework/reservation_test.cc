@@ -121,13 +121,12 @@ TEST(Reservation, TheGangIsPackedOntoTheFewestNodesThatHoldItByItsStart) {
   EXPECT_EQ(*reservation->estimated_start, TestEpoch() + std::chrono::seconds(50));
 }
 
-// A reservation and a nomination on the same node: n0's victim is leaving (a 30-s grace period)
-// for a preemptor that will hold n0 for an hour. The room being freed on n0 is the preemptor's,
-// not the gang's: the gang is reserved n1 and n2 (free at 50 s and 20 s), and the preemptor is
-// bound to n0 once its victim has left.
-TEST(Reservation, RoomBeingFreedForANomineeIsNotTheGangs) {
-  FakeCluster cluster(WaitingTen());
-  for (const char* n : {"n0", "n1", "n2"}) cluster.Add(MakeNode(n).Cpu("4").Build());
+// A preemption under way beside a waiting gang: on n0 a victim (4 cpu, priority 10) that takes
+// 30 s to leave; `a` (4 cpu, 50 s) on a_node and `b` (4 cpu, 20 s) on b_node, both of a priority
+// nobody here preempts; gang g of 2 × 4 cpu; and `urgent` (4 cpu for an hour, priority 100),
+// which evicts the victim and is nominated to n0 in its first session.
+void AddPreemptionUnderWay(FakeCluster& cluster, const std::string& a_node,
+                           const std::string& b_node) {
   cluster.Add(MakePod("victim")
                   .Request("cpu", "4")
                   .OnNode("n0")
@@ -135,12 +134,10 @@ TEST(Reservation, RoomBeingFreedForANomineeIsNotTheGangs) {
                   .Priority(10)
                   .GracePeriod(30)
                   .Build());
-  Pod a = Running("a", "n1", "4", "50s");
-  a.spec.priority = 1000;
-  cluster.Add(a);
-  Pod b = Running("b", "n2", "4", "20s");
-  b.spec.priority = 1000;
-  cluster.Add(b);
+  for (Pod pod : {Running("a", a_node, "4", "50s"), Running("b", b_node, "4", "20s")}) {
+    pod.spec.priority = 1000;
+    cluster.Add(pod);
+  }
   AddGang(cluster, "g", 2, "4");
   cluster.Add(MakePod("urgent")
                   .Priority(100)
@@ -148,6 +145,16 @@ TEST(Reservation, RoomBeingFreedForANomineeIsNotTheGangs) {
                   .Annotation("arbiter.dev/run-for", "1h")
                   .Created(1)
                   .Build());
+}
+
+// A reservation and a nomination on the same node: n0's victim is leaving (a 30-s grace period)
+// for a preemptor that will hold n0 for an hour. The room being freed on n0 is the preemptor's,
+// not the gang's: the gang is reserved n1 and n2 (free at 50 s and 20 s), and the preemptor is
+// bound to n0 once its victim has left.
+TEST(Reservation, RoomBeingFreedForANomineeIsNotTheGangs) {
+  FakeCluster cluster(WaitingTen());
+  for (const char* n : {"n0", "n1", "n2"}) cluster.Add(MakeNode(n).Cpu("4").Build());
+  AddPreemptionUnderWay(cluster, "n1", "n2");
   RunUntil(cluster, 12);
   ASSERT_EQ(cluster.pod("default/urgent").status.nominated_node_name, "n0");
   ASSERT_TRUE(cluster.pod("default/urgent").spec.node_name.empty()) << "the victim left early";
@@ -167,26 +174,7 @@ TEST(Reservation, APreemptorNominatedToAReservedNodeIsPlacedThere) {
   FakeCluster cluster(WaitingTen());
   cluster.Add(MakeNode("n0").Cpu("8").Build());
   cluster.Add(MakeNode("n1").Cpu("4").Build());
-  cluster.Add(MakePod("victim")
-                  .Request("cpu", "4")
-                  .OnNode("n0")
-                  .StartedAt(0)
-                  .Priority(10)
-                  .GracePeriod(30)
-                  .Build());
-  Pod a = Running("a", "n0", "4", "50s");
-  a.spec.priority = 1000;
-  cluster.Add(a);
-  Pod b = Running("b", "n1", "4", "20s");
-  b.spec.priority = 1000;
-  cluster.Add(b);
-  AddGang(cluster, "g", 2, "4");
-  cluster.Add(MakePod("urgent")
-                  .Priority(100)
-                  .Request("cpu", "4")
-                  .Annotation("arbiter.dev/run-for", "1h")
-                  .Created(1)
-                  .Build());
+  AddPreemptionUnderWay(cluster, "n0", "n1");
   RunUntil(cluster, 12);
   ASSERT_EQ(cluster.pod("default/urgent").status.nominated_node_name, "n0");
   const auto& reservation = cluster.group("default/g").status.reservation;
