@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reliability (issue 20) and reservation (issue 21): a large gang under a stream of small jobs. On
-# 4 nodes × 8 CPU, a writer creates, about every second, 3 single pods of 1 CPU running 8 s and one
-# of 1 CPU running 2 s (about 26 CPU busy at any time), and deletes the 8-s ones that finished. A
+# 4 nodes × 8 CPU, a writer creates, about every second, 2 single pods of 1 CPU running 12 s and one
+# of 1 CPU running 1 s (about 25 CPU busy at any time), and deletes the 12-s ones that finished. A
 # gang of 24 × 1 CPU arrives into that stream: it cannot start while the stream holds more than
 # 8 CPU, and without a reservation it never would (the unit test
 # Reservation.ABigGangUnderAStreamStartsWithinTheWaitAndTheLongestRunTime shows it still waiting
@@ -11,11 +11,11 @@
 #     `arbiterctl explain` says how long it has waited and why;
 #   - after 20 s it is given a reservation: the nodes where it starts the soonest (at least 3:
 #     24 CPU), in status.reservation and in `arbiterctl explain`; while it holds, the pods
-#     running there keep running, 2-s pods are backfilled onto the reserved nodes (they end
-#     before the gang's estimated start), no 8-s pod is placed there, and 8-s pods go on running
+#     running there keep running, 1-s pods are backfilled onto the reserved nodes (they end
+#     before the gang's estimated start), no 12-s pod is placed there, and 12-s pods go on running
 #     on a node it does not need, if any;
 #   - the gang is bound whole, still under the stream, within the documented bound: waitSeconds
-#     plus the longest run time of the pods on its nodes (8 s) plus a few sessions;
+#     plus the longest run time of the pods on its nodes (12 s) plus a few sessions;
 #   - the stream goes on beside it; the checker (settled, once the stream stops) finds nothing.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
@@ -33,12 +33,11 @@ stream() {
   local n=0
   while [[ -f $E2E_TMP/streaming ]]; do
     {
-      pod_yaml "small-$n" cpu=1 runfor=8s labels='stream: "yes"'
-      pod_yaml "small-$((n + 1))" cpu=1 runfor=8s labels='stream: "yes"'
-      pod_yaml "small-$((n + 2))" cpu=1 runfor=8s labels='stream: "yes"'
-      pod_yaml "short-$n" cpu=1 runfor=2s labels='stream: "short"'
+      pod_yaml "small-$n" cpu=1 runfor=12s labels='stream: "yes"'
+      pod_yaml "small-$((n + 1))" cpu=1 runfor=12s labels='stream: "yes"'
+      pod_yaml "short-$n" cpu=1 runfor=1s labels='stream: "short"'
     } | k create -f - >/dev/null 2>&1 || true
-    n=$((n + 3))
+    n=$((n + 2))
     kn delete pods -l stream=yes --field-selector=status.phase=Succeeded --wait=false \
       >/dev/null 2>&1 || true
     sleep 1
@@ -75,11 +74,12 @@ whole_or_none() {
 e2e_invariant whole_or_none
 wait_until "the gang is reported unschedulable" 30 pg_unschedulable big
 wait_until "with what it lacks (cpu)" 10 pg_message_matches big Unschedulable 'cpu'
+# Scheduled events of the pods whose name starts with $1.
 scheduled_events() {
   k get events.events.k8s.io -n "$E2E_NS" -o json | python3 -c '
 import json, sys
 print(sum(1 for e in json.load(sys.stdin)["items"]
-          if e.get("reason") == "Scheduled" and (e.get("regarding") or {}).get("name", "").startswith("small-")))'
+          if e.get("reason") == "Scheduled" and (e.get("regarding") or {}).get("name", "").startswith(sys.argv[1])))' "${1:-small-}"
 }
 before=$(scheduled_events)
 holds_for "it waits whole under the stream" 12 scheduler_alive
@@ -119,9 +119,13 @@ if ! bound_is arbiter.dev/pod-group=big 24; then
   cat "$E2E_TMP/explain.out"
 fi
 
-# The bound: the longest run time of the pods on the reserved nodes (8 s), plus a few sessions
+# The bound: the longest run time of the pods on the reserved nodes (12 s), plus a few sessions
 # and the fake kubelet's reporting (pods end, their phase is written, the watch delivers it).
-wait_until "the gang is bound whole under the stream" 20 bound_is arbiter.dev/pod-group=big 24
+wait_until "the gang is bound whole under the stream" 25 bound_is arbiter.dev/pod-group=big 24
+
+# Events are written by the recorder after the binds, asynchronously: wait for the gang's 24.
+gang_events_recorded() { (($(scheduled_events big-) >= 24)); }
+wait_until "the gang's 24 Scheduled events are recorded" 20 gang_events_recorded
 
 # From the events: how long the gang waited, and which of the stream's pods were bound while the
 # reservation held.
@@ -161,18 +165,18 @@ PYEOF
 cat "$E2E_TMP/timeline.out"
 value() { awk -v k="$1" '$1 == k {print $2}' "$E2E_TMP/timeline.out"; }
 gang_wait=$(value gang_wait)
-expect "the gang waited at most ${WAIT} s + 8 s + 10 s (it waited ${gang_wait} s)" \
-  python3 -c "import sys; sys.exit(0 if float('$gang_wait') <= $WAIT + 8 + 10 else 1)"
+expect "the gang waited at most ${WAIT} s + 12 s + 10 s (it waited ${gang_wait} s)" \
+  python3 -c "import sys; sys.exit(0 if float('$gang_wait') <= $WAIT + 12 + 10 else 1)"
 if ((${#reserved_list[@]} < 4)); then
-  expect "the stream's 8-s pods kept being bound on the free node during the reservation" \
+  expect "the stream's 12-s pods kept being bound on the free node during the reservation" \
     test "$(value free_node_binds)" -ge 1
 fi
-expect "no 8-s pod was placed on a reserved node (it would end after the gang's start)" \
+expect "no 12-s pod was placed on a reserved node (it would end after the gang's start)" \
   test "$(value long_on_reserved)" -eq 0
-# Backfill needs a free CPU on a reserved node before the gang's start: the 2-s pods there end
+# Backfill needs a free CPU on a reserved node before the gang's start: the 1-s pods there end
 # within it, so one is found in all but the shortest reservations.
 if python3 -c "import sys; sys.exit(0 if float('$(value reserved_for)') >= 4 else 1)"; then
-  expect "2-s pods were backfilled onto the reserved nodes" test "$(value backfilled_short)" -ge 1
+  expect "1-s pods were backfilled onto the reserved nodes" test "$(value backfilled_short)" -ge 1
 fi
 
 # The stream goes on beside the running gang, on the 8 CPU it leaves.

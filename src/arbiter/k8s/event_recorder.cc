@@ -63,7 +63,11 @@ EventAggregator::Decision EventAggregator::Observe(const EventSpec& spec) {
   Clock::MonotonicTime now = clock_.MonotonicNow();
   Prune(now);
   std::string key = Key(spec);
-  std::string object_key = spec.regarding.namespace_name + "/" + spec.regarding.name;
+  // The budget is per object and reason: a pod whose FailedScheduling note changed every session
+  // of a long wait must still get its Scheduled event (found by reliability.large_gang_stream: a
+  // gang that waited 25 sessions had spent its pods' budgets and got no Scheduled event).
+  std::string object_key =
+      spec.regarding.namespace_name + "/" + spec.regarding.name + "\n" + spec.reason;
   auto it = entries_.find(key);
   if (it != entries_.end() && now - it->second.first_seen > options_.aggregation_window) {
     entries_.erase(it);

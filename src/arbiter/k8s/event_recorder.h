@@ -8,8 +8,10 @@
 //     per object and reason;
 //   * the same event (object, type, reason, note) repeated within the aggregation window becomes
 //     one Event whose `series` count and lastObservedTime are updated, not a new object each time;
-//   * each object may cause at most `burst` writes, refilled at `per_object_qps`, so a pod that
-//     fails every second does not flood the API server (aggregated counts still go out later);
+//   * each object may cause at most `burst` writes per reason, refilled at `per_object_qps`, so a
+//     pod that fails every second does not flood the API server (aggregated counts still go out
+//     later), and a flood of one reason never silences another (a long wait's FailedScheduling
+//     does not cost the pod its Scheduled);
 //   * all writes share the transport's client-side rate limit.
 //
 // Thread safety: Record() from any thread; Flush() and Stop() from any thread.

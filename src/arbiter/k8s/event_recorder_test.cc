@@ -87,6 +87,23 @@ TEST(EventAggregatorTest, APerObjectBudgetSuppressesFloodsAndCountsThem) {
   EXPECT_EQ(next.count, 14);  // the suppressed ones are in the count
 }
 
+// A gang that waits many sessions records a FailedScheduling note per session for each pod (its
+// figures change); when it starts, each pod's Scheduled must still be written.
+TEST(EventAggregatorTest, AFloodOfOneReasonDoesNotSilenceAnother) {
+  FakeClock clock;
+  EventRecorderOptions options;  // a burst of 25, a token back in 5 minutes
+  EventAggregator agg(options, clock);
+  for (int i = 0; i < 40; ++i) {
+    agg.Observe(Failed("p", "cpu free: " + std::to_string(i)));
+    clock.Advance(std::chrono::seconds(1));
+  }
+  EXPECT_EQ(agg.Observe(Failed("p", "cpu free: 40")).kind, Kind::kSuppress);
+  EventSpec scheduled = Failed("p", "Successfully assigned ns/p to node-1");
+  scheduled.type = "Normal";
+  scheduled.reason = "Scheduled";
+  EXPECT_EQ(agg.Observe(scheduled).kind, Kind::kCreate);
+}
+
 TEST(EventRecorderTest, RecordNeverWaitsForTheServerAndDropsWhenFull) {
   TransportOptions o;
   o.server = "https://127.0.0.1:1";  // nothing listens there: every write fails
