@@ -468,6 +468,23 @@ StatusOr<ApiStatus> DecodeApiStatus(simdjson::ondemand::value json_value) {
   return out;
 }
 
+std::optional<std::string> StatusMessageOf(std::string_view line) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(line.data(), line.size()).get(doc) != simdjson::SUCCESS) return std::nullopt;
+  std::string_view kind;
+  if (doc["kind"].get(kind) != simdjson::SUCCESS || kind != "Status") return std::nullopt;
+  std::string_view reason;
+  std::string_view message;
+  if (doc["reason"].get(reason) != simdjson::SUCCESS) reason = {};
+  if (doc["message"].get(message) != simdjson::SUCCESS) message = {};
+  std::string out(reason);
+  if (!reason.empty() && !message.empty()) out += ": ";
+  out += message;
+  if (out.empty()) out = "Status";
+  return out;
+}
+
 std::string_view WatchEventTypeName(WatchEventType type) {
   switch (type) {
     case WatchEventType::kAdded:

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,6 +114,10 @@ struct WatchEvent {
 template <typename T>
 StatusOr<WatchEvent<T>> DecodeWatchEvent(simdjson::ondemand::parser& parser,
                                          const simdjson::padded_string& json);
+
+// When `line` is a Kubernetes Status object (as a refused watch streams instead of events): its
+// message, with its reason ahead when it has one ("TooManyRequests: ..."). Otherwise nothing.
+std::optional<std::string> StatusMessageOf(std::string_view line);
 
 // An RFC 3339 timestamp ("2024-05-01T10:00:00Z", "2024-05-01T10:00:00.123456+02:00") as
 // Kubernetes writes Time and MicroTime. Fractions finer than a nanosecond are truncated.

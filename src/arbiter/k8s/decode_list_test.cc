@@ -167,6 +167,21 @@ TEST(DecodeWatchEventTest, MalformedEventsAreErrors) {
   }
 }
 
+// A refused watch streams a Status, not events: the reflector reports it with the HTTP status
+// instead of as a malformed event ("type: missing").
+TEST(DecodeWatchEventTest, AStatusBodyIsRecognised) {
+  EXPECT_EQ(StatusMessageOf(R"({"kind": "Status", "apiVersion": "v1", "metadata": {},
+    "status": "Failure", "message": "too many requests", "reason": "TooManyRequests",
+    "code": 429})"),
+            "TooManyRequests: too many requests");
+  EXPECT_EQ(StatusMessageOf(R"({"kind": "Status", "message": "forbidden"})"), "forbidden");
+  EXPECT_EQ(StatusMessageOf(R"({"kind": "Status"})"), "Status");
+  EXPECT_EQ(StatusMessageOf(R"({"object": {}})"), std::nullopt);
+  EXPECT_EQ(StatusMessageOf(R"({"kind": "Pod"})"), std::nullopt);
+  EXPECT_EQ(StatusMessageOf("not json"), std::nullopt);
+  EXPECT_EQ(StatusMessageOf(""), std::nullopt);
+}
+
 TEST(DecodeWatchEventTest, TypeNames) {
   EXPECT_EQ(WatchEventTypeName(WatchEventType::kBookmark), "BOOKMARK");
   EXPECT_EQ(WatchEventTypeName(WatchEventType::kError), "ERROR");

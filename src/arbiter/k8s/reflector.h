@@ -313,10 +313,17 @@ typename Reflector<T>::WatchEnd Reflector<T>::WatchOnce() {
   std::string pending;  // a partial line carried over between chunks
   WatchEnd end = WatchEnd::kResume;
   bool got_event = false;
+  std::string error_body;  // the message of a Status streamed instead of events
   auto on_line = [&](std::string_view line) -> bool {
     simdjson::padded_string json(line);
     StatusOr<WatchEvent<T>> event = DecodeWatchEvent<T>(parser_, json);
     if (!event.ok()) {
+      // A refused watch (429, 403...) streams its Status as the body: it is the reason for the
+      // HTTP status reported below, not a malformed event.
+      if (std::optional<std::string> message = StatusMessageOf(line)) {
+        error_body = std::move(*message);
+        return true;
+      }
       handlers_.on_error(event.status().WithContext("watch " + options_.path));
       return true;  // skip it, keep the stream
     }
@@ -347,7 +354,6 @@ typename Reflector<T>::WatchEnd Reflector<T>::WatchOnce() {
     }
     return true;
   };
-  std::string error_body;
   StatusOr<long> status = transport_.Stream(  // NOLINT(google-runtime-int)
       request,
       [&](std::string_view chunk) {
@@ -371,10 +377,15 @@ typename Reflector<T>::WatchEnd Reflector<T>::WatchOnce() {
   if (*status == 410) return WatchEnd::kRelist;
   if (*status == 404 && options_.optional) return WatchEnd::kRelist;  // the API went away
   if (*status != 200) {
-    // The body (a Status) went through the line handler; a non-JSON one was reported there.
-    handlers_.on_error(
-        UnavailableError("watch " + options_.path + ": HTTP " + std::to_string(*status)));
+    // The body went through the line handler: a Status gave error_body, anything else that is
+    // not an event was reported there.
+    handlers_.on_error(UnavailableError("watch " + options_.path + ": HTTP " +
+                                        std::to_string(*status) +
+                                        (error_body.empty() ? "" : ": " + error_body)));
     return WatchEnd::kBackoff;
+  }
+  if (!error_body.empty()) {
+    handlers_.on_error(UnavailableError("watch " + options_.path + ": " + error_body));
   }
   if (got_event) backoff_.Reset();
   return end;
