@@ -24,62 +24,111 @@ bool Admitted(PodGroupPhase phase) {
 
 namespace {
 
-std::string GangMessage(const Session& session, JobIndex j, std::int32_t placed,
-                        const std::string& failure) {
-  const JobInfo& job = session.job(j);
-  std::string out = "gang " + job.Key() + " cannot start: " + std::to_string(placed) + " of ";
-  out += "minMember " + std::to_string(job.min_member) + " pods fit together";
-  if (!failure.empty()) out += "; " + failure;
-  return out;
-}
+// One attempt at the job's minimum, in `statement`, on `within` (a topology domain) or anywhere.
+struct Attempt {
+  std::int32_t placed = 0;  // tasks counting towards the gang once the attempt ended
+  std::optional<std::pair<TaskIndex, PlacementFailure>> first_failure;
+  std::optional<std::string> capped;  // one more task would take the queue over its capability
+};
 
-void AllocateJob(Session& session, JobIndex j) {
-  ++session.stats().jobs_considered;
-  Statement statement(session);
+Attempt PlaceJob(Session& session, JobIndex j, Statement& statement,
+                 const std::vector<NodeIndex>* within) {
+  Attempt attempt;
   // Room held for the job's nominated pods is the job's to use now (held again on Discard).
   for (TaskIndex t : session.job(j).tasks) statement.ReleaseHold(t);
   std::vector<TaskIndex> failed;
-  std::optional<std::pair<TaskIndex, PlacementFailure>> first_failure;
-  std::optional<std::string> capped;
   for (TaskIndex t : GangTryOrder(session, j)) {
     if (session.JobReady(j)) break;
-    capped = session.ExceedsCapability(session.job(j).queue_index, t);
-    if (capped.has_value()) break;
+    attempt.capped = session.ExceedsCapability(session.job(j).queue_index, t);
+    if (attempt.capped.has_value()) break;
     if (std::any_of(failed.begin(), failed.end(),
                     [&](TaskIndex f) { return session.placement().SameNeeds(f, t); })) {
       continue;
     }
     PlacementFailure why;
-    if (std::optional<NodeIndex> node = session.placement().PickNode(t, &why)) {
+    if (std::optional<NodeIndex> node = session.placement().PickNode(t, &why, within)) {
       statement.Allocate(t, *node);
       continue;
     }
     failed.push_back(t);
-    if (session.job(j).min_member <= 1) {
+    if (session.job(j).min_member <= 1 && within == nullptr) {
       session.RecordTaskUnschedulable(t, TaskReason::kNoNodeFits, why.Message(session, t));
     }
-    if (!first_failure.has_value()) first_failure.emplace(t, std::move(why));
+    if (!attempt.first_failure.has_value()) attempt.first_failure.emplace(t, std::move(why));
   }
+  attempt.placed = session.job_ready_tasks(j);
+  return attempt;
+}
+
+void RecordAttemptFailure(Session& session, JobIndex j, const Attempt& attempt,
+                          std::string message_head) {
+  if (attempt.capped.has_value()) {
+    session.RecordJobUnschedulable(j, JobReason::kQueueCapability, *attempt.capped);
+    return;
+  }
+  std::string message = std::move(message_head);
+  if (attempt.first_failure.has_value()) {
+    const auto& [t, why] = *attempt.first_failure;
+    message += "; pod " + session.task(t).Key() + ": " + why.Message(session, t, /*gang=*/true);
+    session.RecordJobPlacement(j, t, why);
+  }
+  session.RecordJobUnschedulable(j, JobReason::kNotEnoughResources, std::move(message));
+}
+
+// A job with a topology plan: its domains in order, each a whole attempt; the first in which the
+// minimum fits is committed.
+void AllocateJobInDomains(Session& session, JobIndex j, const TopologyPlan& plan) {
+  std::optional<Attempt> best;
+  std::string tried;
+  for (const TopologyDomain& domain : plan.tries) {
+    Statement statement(session);
+    Attempt attempt = PlaceJob(session, j, statement, &domain.nodes);
+    if (session.JobReady(j)) {
+      statement.Commit();
+      ++session.stats().jobs_committed;
+      return;
+    }
+    statement.Discard();
+    if (attempt.capped.has_value()) {
+      RecordAttemptFailure(session, j, attempt, "");
+      ++session.stats().jobs_discarded;
+      return;
+    }
+    if (!tried.empty()) tried += "; ";
+    tried += domain.name + ": " + std::to_string(attempt.placed) + " of minMember " +
+             std::to_string(session.job(j).min_member) + " pods fit";
+    if (!best.has_value() || attempt.placed > best->placed) best = std::move(attempt);
+  }
+  ++session.stats().jobs_discarded;
+  std::string head = "gang " + session.job(j).Key() + " cannot start within one " + plan.level +
+                     (plan.required ? " (Required)" : " (Preferred)") + ": ";
+  if (plan.tries.empty() && plan.untried.empty()) head += "no " + plan.level + " has room";
+  head += tried;
+  if (!tried.empty() && !plan.untried.empty()) head += "; ";
+  head += plan.untried;
+  RecordAttemptFailure(session, j, best.value_or(Attempt{}), std::move(head));
+}
+
+void AllocateJob(Session& session, JobIndex j) {
+  ++session.stats().jobs_considered;
+  if (std::optional<TopologyPlan> plan = session.TopologyPlanOf(j)) {
+    AllocateJobInDomains(session, j, *plan);
+    return;
+  }
+  Statement statement(session);
+  Attempt attempt = PlaceJob(session, j, statement, nullptr);
   if (session.JobReady(j)) {
     statement.Commit();
     ++session.stats().jobs_committed;
     return;
   }
-  const std::int32_t placed = session.job_ready_tasks(j);
   statement.Discard();
   ++session.stats().jobs_discarded;
-  if (capped.has_value()) {
-    session.RecordJobUnschedulable(j, JobReason::kQueueCapability, *capped);
-    return;
-  }
-  std::string failure;
-  if (first_failure.has_value()) {
-    const auto& [t, why] = *first_failure;
-    failure = "pod " + session.task(t).Key() + ": " + why.Message(session, t, /*gang=*/true);
-    session.RecordJobPlacement(j, t, why);
-  }
-  session.RecordJobUnschedulable(j, JobReason::kNotEnoughResources,
-                                 GangMessage(session, j, placed, failure));
+  const JobInfo& job = session.job(j);
+  RecordAttemptFailure(session, j, attempt,
+                       "gang " + job.Key() + " cannot start: " + std::to_string(attempt.placed) +
+                           " of minMember " + std::to_string(job.min_member) +
+                           " pods fit together");
 }
 
 // Whether some of the job's pods hold a node (placed, binding or running; not those leaving,

@@ -67,7 +67,19 @@ void BackfillAction::Execute(Session& session) {
     PlacementFailure why;
     Statement statement(session);
     statement.ReleaseHold(*next);  // held again unless the task is placed
-    if (std::optional<NodeIndex> node = session.placement().PickNode(*next, &why)) {
+    // A topology job's pods beyond its minimum join it in its domain (TopologyPlan: the domain
+    // its placed pods are in, then for Preferred any node).
+    std::optional<NodeIndex> node;
+    if (std::optional<TopologyPlan> plan = session.TopologyPlanOf(j)) {
+      for (const TopologyDomain& domain : plan->tries) {
+        why = PlacementFailure();
+        node = session.placement().PickNode(*next, &why, &domain.nodes);
+        if (node.has_value()) break;
+      }
+    } else {
+      node = session.placement().PickNode(*next, &why);
+    }
+    if (node.has_value()) {
       statement.Allocate(*next, *node);
       statement.Commit();
     } else {

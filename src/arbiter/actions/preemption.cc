@@ -452,11 +452,33 @@ std::vector<JobIndex> PreemptorCandidates(const Session& session) {
   return out;
 }
 
-PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kind,
+namespace {
+
+// What a whole plan costs: its victim choices' costs added up (the highest priority, not a sum).
+void AddCost(Cost& total, const Cost& more) {
+  total.budgeted += more.budgeted;
+  total.jobs_broken += more.jobs_broken;
+  total.top_priority = std::max(total.top_priority, more.top_priority);
+  total.jobs_preempted_lately += more.jobs_preempted_lately;
+  total.seconds_lost += more.seconds_lost;
+  total.pods += more.pods;
+}
+
+// One plan for the preemptor, its pods placed on `within` (a topology domain) or anywhere. With
+// `dry_run` given, nothing is committed: *dry_run is set to the plan's cost when it would fit.
+PreemptionPlan PlanWithin(Session& session, JobIndex preemptor, EvictionKind kind,
                           const VictimFilter& allowed, const PreemptionOptions& options,
-                          const QueueGuard& guard) {
+                          const QueueGuard& guard, const std::vector<NodeIndex>* within,
+                          std::optional<Cost>* dry_run = nullptr) {
   PreemptionPlan plan;
+  Cost total;
   Planner planner(session, preemptor, allowed, options, guard);
+  std::vector<NodeIndex> every_node;
+  if (within == nullptr) {
+    every_node.reserve(static_cast<std::size_t>(session.node_count()));
+    for (NodeIndex n : NodeIndex::Range(session.node_count())) every_node.push_back(n);
+  }
+  const std::vector<NodeIndex>& nodes = within != nullptr ? *within : every_node;
   // Nothing it may evict: the job's verdict stays what enqueue or allocate said.
   if (!planner.AnyEligible()) return plan;
   Statement statement(session);
@@ -470,7 +492,7 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
     }
     // Idle room first: a node where nothing need leave.
     PlacementFailure idle_failure;
-    if (std::optional<NodeIndex> node = session.placement().PickNode(t, &idle_failure)) {
+    if (std::optional<NodeIndex> node = session.placement().PickNode(t, &idle_failure, within)) {
       statement.Pipeline(t, *node);
       continue;
     }
@@ -479,7 +501,7 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
     // Every node where the victims' resources would do, by cost; then the cheapest one where
     // the filters (host ports and the rest) pass once they are gone, tried for real.
     std::vector<std::tuple<Cost, NodeIndex, std::vector<Unit>>> choices;
-    for (NodeIndex n : NodeIndex::Range(session.node_count())) {
+    for (NodeIndex n : nodes) {
       if (!session.node(n).in_scope) continue;
       if (session.Filter(t, n).code == FilterResult::Code::kUnresolvable) continue;
       std::optional<std::vector<Unit>> units = planner.VictimsOn(t, n);
@@ -554,6 +576,7 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
       }
       evicted.push_back(std::move(u));
     }
+    AddCost(total, best->first);
     planner.Take(best_units);
     statement.Pipeline(t, best->second);
   }
@@ -561,6 +584,11 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
     // Nothing to evict means allocate left the job for a reason preemption does not change.
     statement.Discard();
     if (plan.why_not.empty() && !evicted.empty()) plan.why_not = "the job's minimum does not fit";
+    return plan;
+  }
+  if (dry_run != nullptr) {
+    statement.Discard();
+    *dry_run = total;
     return plan;
   }
   // Reprieve: give back every victim the preemptor's placements do not need.
@@ -614,6 +642,43 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
                                        "); its pods wait to start again");
   }
   return plan;
+}
+
+}  // namespace
+
+PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kind,
+                          const VictimFilter& allowed, const PreemptionOptions& options,
+                          const QueueGuard& guard) {
+  std::optional<TopologyPlan> topology = session.TopologyPlanOf(preemptor);
+  if (!topology.has_value()) {
+    return PlanWithin(session, preemptor, kind, allowed, options, guard, nullptr);
+  }
+  // A topology gang's victims are all inside the one domain it is to start in: each domain of
+  // the plan is planned without committing, and the cheapest plan (then the first in the plan's
+  // order: the tightest fit) is made for real.
+  PreemptionPlan first_refusal;
+  const TopologyDomain* cheapest = nullptr;
+  std::optional<Cost> cheapest_cost;
+  for (const std::vector<TopologyDomain>* domains : {&topology->tries, &topology->others}) {
+    for (const TopologyDomain& domain : *domains) {
+      std::optional<Cost> cost;
+      PreemptionPlan plan =
+          PlanWithin(session, preemptor, kind, allowed, options, guard, &domain.nodes, &cost);
+      if (cost.has_value()) {
+        if (!cheapest_cost.has_value() || cost->Key() < cheapest_cost->Key()) {
+          cheapest = &domain;
+          cheapest_cost = cost;
+        }
+      } else if (first_refusal.why_not.empty() && !plan.why_not.empty()) {
+        first_refusal = std::move(plan);
+        first_refusal.why_not = "in " + domain.name + ": " + first_refusal.why_not;
+      }
+    }
+  }
+  if (cheapest != nullptr) {
+    return PlanWithin(session, preemptor, kind, allowed, options, guard, &cheapest->nodes);
+  }
+  return first_refusal;
 }
 
 }  // namespace arbiter

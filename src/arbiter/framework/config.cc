@@ -181,8 +181,8 @@ SchedulerConfig DefaultSchedulerConfig() {
   config.actions = {"enqueue", "allocate", "preempt", "reclaim", "backfill"};
   config.tiers.push_back(TierConfig{{PluginConfig{"priority", {}}, PluginConfig{"gang", {}},
                                      PluginConfig{"drf", {}}, PluginConfig{"proportion", {}}}});
-  config.tiers.push_back(
-      TierConfig{{PluginConfig{"predicates", {}}, PluginConfig{"nodeorder", {}}}});
+  config.tiers.push_back(TierConfig{{PluginConfig{"predicates", {}}, PluginConfig{"nodeorder", {}},
+                                     PluginConfig{"topology", {}}}});
   return config;
 }
 

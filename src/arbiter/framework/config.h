@@ -81,7 +81,7 @@ StatusOr<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml, std::strin
 StatusOr<SchedulerConfig> LoadSchedulerConfigFile(const std::string& path);
 
 // actions enqueue, allocate, preempt, reclaim, backfill; tier 1: priority, gang, drf, proportion;
-// tier 2: predicates, nodeorder.
+// tier 2: predicates, nodeorder, topology.
 SchedulerConfig DefaultSchedulerConfig();
 
 }  // namespace arbiter

@@ -75,7 +75,7 @@ TEST(DefaultSchedulerConfig, ActionsAndTiers) {
   // node rules.
   EXPECT_THAT(PluginNames(config.tiers[0]), IsSupersetOf({"priority", "gang"}));
   EXPECT_EQ(PluginNames(config.tiers[0]).front(), "priority");
-  EXPECT_THAT(PluginNames(config.tiers[1]), ElementsAre("predicates", "nodeorder"));
+  EXPECT_THAT(PluginNames(config.tiers[1]), ElementsAre("predicates", "nodeorder", "topology"));
 }
 
 TEST(DefaultSchedulerConfig, BuildsWithTheBuiltinRegistry) {

@@ -141,4 +141,10 @@ std::optional<ResourceVector> Session::QueueDeserved(QueueIndex q) const {
   });
 }
 
+std::optional<TopologyPlan> Session::TopologyPlanOf(JobIndex j) const {
+  CheckOpen();
+  return FirstAnswer(plugins_.topology,
+                     [&](const TopologyExtension& p) { return p.PlanTopology(*this, j); });
+}
+
 }  // namespace arbiter

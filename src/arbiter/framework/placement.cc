@@ -304,7 +304,45 @@ void Placement::NoteFailure(const FilterResult& r, NodeIndex node,
   if (*failure->short_resource == *r.short_resource) failure->short_nodes.push_back(node);
 }
 
-std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* failure) {
+std::optional<NodeIndex> Placement::PickNodeWithin(TaskIndex task, PlacementFailure* failure,
+                                                   const std::vector<NodeIndex>& within) {
+  NodeIndex best = kNoNode;
+  double best_score = -std::numeric_limits<double>::infinity();
+  ClassVerdicts* verdicts = VerdictsFor(task);
+  const std::uint64_t* const versions = session_.node_versions().data();
+  for (NodeIndex n : within) {
+    double score = 0;
+    if (verdicts != nullptr) {
+      if (verdicts->version[n.pos()] != versions[n.pos()] + 1) Refresh(task, n, *verdicts);
+      const std::int32_t result = verdicts->result[n.pos()];
+      if (result != kFit) {
+        if (failure != nullptr) {
+          NoteFailure(interned_[static_cast<std::size_t>(result)], n, failure);
+        }
+        continue;
+      }
+      score = verdicts->score[n.pos()];
+    } else {
+      FilterResult r = Filter(task, n);
+      if (!r.fit()) {
+        if (failure != nullptr) NoteFailure(r, n, failure);
+        continue;
+      }
+      score = Score(task, n);
+    }
+    if (score > best_score) {
+      best = n;
+      best_score = score;
+    }
+  }
+  if (best != kNoNode) return best;
+  if (failure != nullptr) failure->errors.AddNodes(static_cast<std::int32_t>(within.size()));
+  return std::nullopt;
+}
+
+std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* failure,
+                                             const std::vector<NodeIndex>* within) {
+  if (within != nullptr) return PickNodeWithin(task, failure, *within);
   const std::int32_t nodes = session_.node_count();
   NodeIndex best = kNoNode;
   // -inf: the first node that fits wins, then only a strictly higher score (ties to the first).

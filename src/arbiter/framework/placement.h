@@ -84,8 +84,10 @@ class Placement {
   Placement& operator=(const Placement&) = delete;
 
   // The best node for the task (filtered, then scored; ties to the node first by name), or none;
-  // then `failure`, if given, says why.
-  std::optional<NodeIndex> PickNode(TaskIndex task, PlacementFailure* failure);
+  // then `failure`, if given, says why. With `within` (in node order), only those nodes are
+  // considered (a topology domain).
+  std::optional<NodeIndex> PickNode(TaskIndex task, PlacementFailure* failure,
+                                    const std::vector<NodeIndex>* within = nullptr);
   // Filter of a task on a node: node constraints (cached per class), then fit.
   FilterResult Filter(TaskIndex task, NodeIndex node);
   double Score(TaskIndex task, NodeIndex node) const;
@@ -111,6 +113,8 @@ class Placement {
     bool filled = false;                 // every entry computed once
   };
 
+  std::optional<NodeIndex> PickNodeWithin(TaskIndex task, PlacementFailure* failure,
+                                          const std::vector<NodeIndex>& within);
   void AssignClasses();
   ClassVerdicts* VerdictsFor(TaskIndex task);
   void Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts);

@@ -148,6 +148,33 @@ class PlacementClassExtension {
   virtual std::uint64_t ClassKey(const Session& session, TaskIndex task) const = 0;
 };
 
+// Topology (plugins/topology.h): the sets of nodes within which a job's minimum is to be placed
+// together, tried in order; the first in which the whole minimum fits is taken. Allocate,
+// preemption and backfill place the job only within them.
+struct TopologyDomain {
+  std::string name;              // "rack r1"; a spread over several: "racks r1, r2"
+  std::vector<NodeIndex> nodes;  // in node order
+};
+
+struct TopologyPlan {
+  std::string level;  // "rack"
+  bool required = true;
+  std::vector<TopologyDomain> tries;
+  // The domains whose free room cannot hold the job now, the closest first: where preemption
+  // may make room for it (after `tries`), each on its own.
+  std::vector<TopologyDomain> others;
+  // Why the domains not tried could not hold the job ("rack r2 has cpu 12 free, 4 short"), and
+  // for Preferred how long it still waits for one: for the job's message when none fits.
+  std::string untried;
+};
+
+class TopologyExtension {
+ public:
+  virtual ~TopologyExtension() = default;
+  // None: the job asks for no topology (it may go on any node).
+  virtual std::optional<TopologyPlan> PlanTopology(const Session& session, JobIndex job) const = 0;
+};
+
 // Higher is better; each plugin applies its own configured weights.
 class ScoreExtension {
  public:
@@ -210,6 +237,7 @@ struct PluginSet {
   std::vector<std::vector<AllocationEventExtension*>> allocation_events;
   std::vector<std::vector<JobEnqueueExtension*>> job_admitted;
   Tiers<ScoreExtension> score;
+  Tiers<TopologyExtension> topology;
 };
 
 }  // namespace arbiter

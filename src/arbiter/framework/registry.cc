@@ -108,6 +108,12 @@ StatusOr<std::string> PluginArgs::GetString(const std::string& key, const std::s
   return value;
 }
 
+YAML::Node PluginArgs::Get(const std::string& key) {
+  read_.insert(key);
+  if (!node_ || !node_.IsMap() || !node_[key]) return {};
+  return node_[key];
+}
+
 Status PluginArgs::Finish() const {
   ARBITER_RETURN_IF_ERROR(Check());
   if (!node_ || !node_.IsMap()) return Status::Ok();

@@ -60,6 +60,9 @@ class PluginArgs {
   StatusOr<bool> GetBool(const std::string& key, bool fallback);
   StatusOr<std::string> GetString(const std::string& key, const std::string& fallback,
                                   const std::set<std::string>& allowed);
+  // The argument's node as given (null when absent), for structured arguments a plugin reads
+  // itself; `key` counts as known.
+  YAML::Node Get(const std::string& key);
   Status Finish() const;
 
  private:

@@ -52,6 +52,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
     OpenTier(set.queue_share);
     OpenTier(set.allocation_events);
     OpenTier(set.score);
+    OpenTier(set.topology);
     for (const PluginConfig& pc : tier.plugins) {
       if (!seen.insert(pc.name).second) {
         return InvalidArgumentError("scheduler config: plugin \"" + pc.name + "\" listed twice");
@@ -76,6 +77,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
         set.allocation_events.back().push_back(events);
       }
       Resolve(raw, set.score);
+      Resolve(raw, set.topology);
       set.owned.push_back(std::move(plugin));
     }
   }

@@ -125,6 +125,9 @@ class Session {
   std::optional<std::string> ExceedsCapability(QueueIndex q, TaskIndex t) const;
   // The queue's deserved share, if a plugin computes one.
   std::optional<ResourceVector> QueueDeserved(QueueIndex q) const;
+  // Where the job's minimum is to be placed together (TopologyExtension): the first plugin that
+  // answers; none when the job asks for no topology.
+  std::optional<TopologyPlan> TopologyPlanOf(JobIndex j) const;
 
   // Filter of a task on a node (node constraints, then fit), as PickNode evaluates it.
   FilterResult Filter(TaskIndex t, NodeIndex n) { return placement_->Filter(t, n); }

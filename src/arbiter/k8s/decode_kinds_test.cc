@@ -180,6 +180,29 @@ TEST(DecodePodGroupTest, ReadsSpecAndStatus) {
   EXPECT_EQ(group->status.conditions[0].reason, "NotEnoughResources");
 }
 
+TEST(DecodePodGroupTest, ReadsTopology) {
+  StatusOr<PodGroup> group = Decode<PodGroup>(R"({"metadata": {"name": "g", "namespace": "ml"},
+    "spec": {"minMember": 8, "topology": {"mode": "Preferred", "level": "rack",
+                                          "maxWaitSeconds": 120}}})");
+  ASSERT_TRUE(group.ok()) << group.status();
+  EXPECT_EQ(group->spec.topology, (TopologyRequest{TopologyMode::kPreferred, "rack", 120}));
+  group = Decode<PodGroup>(
+      R"({"metadata": {"name": "g", "namespace": "ml"}, "spec": {"topology": {"level": "zone"}}})");
+  ASSERT_TRUE(group.ok()) << group.status();
+  EXPECT_EQ(group->spec.topology, (TopologyRequest{TopologyMode::kRequired, "zone", 0}));
+  for (const auto& [spec, error] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"topology": {"mode": "Always", "level": "rack"}})",
+            "podgroup ml/g: spec.topology.mode: unknown mode \"Always\" (want Required or "
+            "Preferred)"},
+           {R"({"topology": {"mode": "Required"}})", "podgroup ml/g: spec.topology.level: missing"},
+           {R"({"topology": {"level": "rack", "maxWaitSeconds": -1}})",
+            "podgroup ml/g: spec.topology.maxWaitSeconds: must not be negative, got -1"}}) {
+    StatusOr<PodGroup> bad =
+        Decode<PodGroup>(R"({"metadata": {"name": "g", "namespace": "ml"}, "spec": )" + spec + "}");
+    EXPECT_EQ(bad.status().message(), error) << spec;
+  }
+}
+
 TEST(DecodePodGroupTest, DefaultsApplyWhenAbsent) {
   StatusOr<PodGroup> group =
       Decode<PodGroup>(R"({"metadata": {"name": "g", "namespace": "ml"}, "spec": {}})");

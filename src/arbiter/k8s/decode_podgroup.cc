@@ -27,6 +27,37 @@ Status ReadMinMember(value& f, std::int32_t& out, bool zero_is_one) {
   return Status::Ok();
 }
 
+Status ReadTopology(value& v, std::optional<TopologyRequest>& out) {
+  if (IsNull(v)) {
+    out.reset();
+    return Status::Ok();
+  }
+  TopologyRequest t;
+  ARBITER_RETURN_IF_ERROR(ReadFields(v, [&](raw_json_string key, value& f) {
+    if (key == "mode") {
+      std::string mode;
+      ARBITER_RETURN_IF_ERROR(At("mode", ReadString(f, mode)));
+      StatusOr<TopologyMode> parsed = ParseTopologyMode(mode);
+      if (!parsed.ok()) return At("mode", Here(parsed.status().message()));
+      t.mode = *parsed;
+      return Status::Ok();
+    }
+    if (key == "level") return At("level", ReadString(f, t.level));
+    if (key == "maxWaitSeconds") {
+      ARBITER_RETURN_IF_ERROR(At("maxWaitSeconds", ReadInt32(f, t.max_wait_seconds)));
+      if (t.max_wait_seconds < 0) {
+        return At("maxWaitSeconds",
+                  Here("must not be negative, got " + std::to_string(t.max_wait_seconds)));
+      }
+      return Status::Ok();
+    }
+    return Status::Ok();
+  }));
+  if (t.level.empty()) return At("level", Here("missing"));
+  out = std::move(t);
+  return Status::Ok();
+}
+
 Status ReadPodGroupSpec(value& v, PodGroupSpec& out, bool zero_is_one = false) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "minMember") return ReadMinMember(f, out.min_member, zero_is_one);
@@ -39,6 +70,7 @@ Status ReadPodGroupSpec(value& v, PodGroupSpec& out, bool zero_is_one = false) {
       return At("priorityClassName", ReadString(f, out.priority_class_name));
     }
     if (key == "minResources") return At("minResources", ReadResourceList(f, out.min_resources));
+    if (key == "topology") return At("topology", ReadTopology(f, out.topology));
     if (key == "minTaskMember") {
       return At("minTaskMember", ReadMap(f, [&](std::string_view task, value& item) {
                   std::int32_t n = 0;

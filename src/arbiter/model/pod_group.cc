@@ -71,4 +71,15 @@ StatusOr<PodGroupPhase> ParsePodGroupPhase(std::string_view text) {
                               "\" (want Pending, Inqueue, Running, Completed or Failed)");
 }
 
+std::string_view TopologyModeName(TopologyMode mode) {
+  return mode == TopologyMode::kRequired ? "Required" : "Preferred";
+}
+
+StatusOr<TopologyMode> ParseTopologyMode(std::string_view text) {
+  if (text == "Required") return TopologyMode::kRequired;
+  if (text == "Preferred") return TopologyMode::kPreferred;
+  return InvalidArgumentError("unknown mode \"" + std::string(text) +
+                              "\" (want Required or Preferred)");
+}
+
 }  // namespace arbiter

@@ -62,6 +62,21 @@ enum class PodGroupPhase : std::uint8_t { kPending, kInqueue, kRunning, kComplet
 std::string_view PodGroupPhaseName(PodGroupPhase phase);
 StatusOr<PodGroupPhase> ParsePodGroupPhase(std::string_view text);
 
+// spec.topology: where a gang's pods must (Required) or should (Preferred) be placed together,
+// one domain of a configured level (plugins/topology.h: "zone", "rack", ...). Preferred waits up
+// to maxWaitSeconds (from the group's creation) for one domain, then spreads over the fewest.
+enum class TopologyMode : std::uint8_t { kRequired, kPreferred };
+
+std::string_view TopologyModeName(TopologyMode mode);
+StatusOr<TopologyMode> ParseTopologyMode(std::string_view text);
+
+struct TopologyRequest {
+  TopologyMode mode = TopologyMode::kRequired;
+  std::string level;
+  std::int32_t max_wait_seconds = 0;  // Preferred only
+  friend bool operator==(const TopologyRequest&, const TopologyRequest&) = default;
+};
+
 struct PodGroupSpec {
   std::int32_t min_member = 1;  // >= 1
   std::string queue{kDefaultQueueName};
@@ -74,6 +89,7 @@ struct PodGroupSpec {
   std::optional<std::int32_t> schedule_timeout_seconds;
   // Kubernetes' spec.priority: the priority its admission resolved from priorityClassName.
   std::optional<std::int32_t> priority;
+  std::optional<TopologyRequest> topology;
   friend bool operator==(const PodGroupSpec&, const PodGroupSpec&) = default;
 };
 

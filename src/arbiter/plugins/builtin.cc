@@ -7,6 +7,7 @@
 #include "arbiter/plugins/predicates.h"
 #include "arbiter/plugins/priority.h"
 #include "arbiter/plugins/proportion.h"
+#include "arbiter/plugins/topology.h"
 
 namespace arbiter {
 
@@ -21,6 +22,8 @@ void RegisterBuiltinPlugins(Registry& registry) {
       registry.AddPlugin(std::string(PredicatesPlugin::kName), &PredicatesPlugin::Create).ok());
   ARBITER_CHECK(
       registry.AddPlugin(std::string(NodeOrderPlugin::kName), &NodeOrderPlugin::Create).ok());
+  ARBITER_CHECK(
+      registry.AddPlugin(std::string(TopologyPlugin::kName), &TopologyPlugin::Create).ok());
 }
 
 }  // namespace arbiter

@@ -199,6 +199,10 @@ class PodGroupBuilder {
     group_.meta.labels[k] = std::move(v);
     return *this;
   }
+  PodGroupBuilder& Topology(TopologyMode mode, std::string level, std::int32_t max_wait = 0) {
+    group_.spec.topology = TopologyRequest{mode, std::move(level), max_wait};
+    return *this;
+  }
   PodGroupBuilder& Phase(PodGroupPhase phase) {
     group_.status.phase = phase;
     return *this;
