@@ -55,6 +55,8 @@ rejected "minMember 0" 'spec.minMember' -- sh -c "$(declare -f pg); ns=$ns; pg z
 rejected "minMember missing" 'spec.minMember: Required' -- sh -c \
   "printf 'apiVersion: arbiter.dev/v1alpha1\nkind: PodGroup\nmetadata: {name: nomin, namespace: $ns}\nspec: {queue: default}\n' | '$kubectl' create -f -"
 rejected "quantity 1K" 'spec.minResources.cpu' -- sh -c "$(declare -f pg); ns=$ns; pg k 1 '  minResources: {cpu: 1K}' | '$kubectl' create -f -"
+rejected "unknown topology mode" 'spec.topology.mode: Unsupported value' -- sh -c "$(declare -f pg); ns=$ns; pg topo 1 '  topology: {mode: Always, level: rack}' | '$kubectl' create -f -"
+rejected "topology without a level" 'spec.topology.level: Required' -- sh -c "$(declare -f pg); ns=$ns; pg topo 1 '  topology: {mode: Required}' | '$kubectl' create -f -"
 rejected "negative quantity" 'must not be negative' -- sh -c "$(declare -f pg); ns=$ns; pg neg 1 '  minResources: {cpu: -1}' | '$kubectl' create -f -"
 rejected "unknown phase" 'status.phase: Unsupported value' -- \
   "$kubectl" -n "$ns" patch podgroup ok --subresource=status --type=merge -p '{"status":{"phase":"Bogus"}}'

@@ -198,6 +198,9 @@ bool Eligible(const Session& session, JobIndex j) {
   const JobInfo& job = session.job(j);
   const PodGroupPhase phase = session.job_phase(j);
   if (job.group == nullptr || job.queue_index == kNoQueue) return false;
+  // Its nodes would be chosen without regard to the domain it must start in (docs/placement.md:
+  // not yet).
+  if (job.group->spec.topology.has_value()) return false;
   if (phase != PodGroupPhase::kPending && phase != PodGroupPhase::kInqueue) return false;
   if (session.PendingTasks(j).empty() || session.JobReady(j) || PartlyStarted(session, j)) {
     return false;

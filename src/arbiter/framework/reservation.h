@@ -17,6 +17,8 @@
 // Election: gangs (a PodGroup with minMember > 1) admitted or pending, none of whose pods holds a
 // node, valid, in a queue that exists and is not over its deserved share, whose queue's
 // capability has room for them, that were created at least `wait` ago; longest waiting first.
+// Not yet gangs that ask for a topology (spec.topology): their nodes would be chosen without
+// regard to the domain they must start in.
 //
 // Thread safety: used by the session's thread only.
 #pragma once

@@ -100,6 +100,18 @@ TEST(Reservation, AGangThatWaitedGetsTheNodesThatFreeFirst) {
   EXPECT_EQ(cluster.group("default/g").status.phase, PodGroupPhase::kInqueue);
 }
 
+// Not yet for a gang that asks for a topology: its nodes would be chosen regardless of domains.
+TEST(Reservation, AGangAskingForATopologyIsNotElected) {
+  FakeCluster cluster(WaitingTen());
+  AddBusyNodes(cluster);
+  cluster.Add(MakePodGroup("g").MinMember(2).Topology(TopologyMode::kRequired, "node").Build());
+  for (int i = 0; i < 2; ++i) {
+    cluster.Add(MakePod("g-" + std::to_string(i)).Group("g").Request("cpu", "2").Build());
+  }
+  RunUntil(cluster, 12);
+  EXPECT_FALSE(cluster.group("default/g").status.reservation.has_value());
+}
+
 // n2 and n3 have 4 cpu free at 20 s, n0 and n1 8 at 50 s: the soonest fit for each pod in turn
 // spreads the gang over all four, but by its start (50 s) n0 and n1 hold it alone, and n2 and n3
 // stay open to jobs that outlast that start.
