@@ -7,7 +7,7 @@
 #   - a gang of 3 × 4 CPU lands inside one rack, the tightest that holds it (rack a), leaving
 #     rack b whole (best fit);
 #   - a gang of 6 × 4 CPU then lands inside rack b, whole.
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR disable=SC2119  # e2e_start_scheduler's flags are optional
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
