@@ -600,6 +600,7 @@ PodGroup JobPodGroup(const BatchJob& job) {
   group.meta.owner_references.push_back(OwnerReferenceOf(job));
   group.spec.queue = job.spec.queue;
   group.spec.priority_class_name = job.spec.priority_class_name;
+  group.spec.topology = job.spec.topology;
   // What start-time estimates take the job's run time from (sim/run_time.h).
   if (auto it = job.meta.annotations.find(std::string(sim::kRunForAnnotation));
       it != job.meta.annotations.end()) {

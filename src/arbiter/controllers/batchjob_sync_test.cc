@@ -472,6 +472,15 @@ TEST(BatchJobSyncTest, ThePodGroupCarriesTheJobsRunTimeForStartEstimates) {
   EXPECT_EQ(group.meta.annotations.at("arbiter.dev/active-deadline-seconds"), "100");
 }
 
+TEST(BatchJobSyncTest, ThePodGroupCarriesTheJobsTopology) {
+  const BatchJob job = ParseJob(
+      R"({"topology": {"mode": "Preferred", "level": "rack", "maxWaitSeconds": 60},
+          "tasks": [{"name": "w"}]})");
+  EXPECT_EQ(JobPodGroup(job).spec.topology,
+            (TopologyRequest{TopologyMode::kPreferred, "rack", 60}));
+  EXPECT_FALSE(JobPodGroup(ParseJob(R"({"tasks": [{"name": "w"}]})")).spec.topology.has_value());
+}
+
 TEST(BatchJobSyncTest, ActiveDeadlineFailsARunningJob) {
   World world(
       ParseJob(R"({"activeDeadlineSeconds": 100, "tasks": [{"name": "w", "replicas": 1}]})"));

@@ -55,6 +55,8 @@ Status ReadInt32(value& v, std::int32_t& out);
 Status ReadTime(value& v, std::optional<Clock::WallTime>& out);
 Status ReadTime(value& v, Clock::WallTime& out);
 Status ReadQuantity(value& v, Quantity& out);
+// spec.topology of a PodGroup or a BatchJob (decode_podgroup.cc); null clears it.
+Status ReadTopology(value& v, std::optional<TopologyRequest>& out);
 
 template <typename Int>
 Status ReadOptionalInt(value& v, std::optional<Int>& out) {

@@ -20,6 +20,7 @@
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
 #include "arbiter/model/object_meta.h"
+#include "arbiter/model/pod_group.h"
 
 namespace arbiter {
 
@@ -108,6 +109,8 @@ struct BatchJobSpec {
   std::vector<BatchTaskSpec> tasks;
   std::vector<LifecyclePolicy> policies;
   SuccessPolicy success_policy;
+  // Given to its PodGroup (model/pod_group.h TopologyRequest).
+  std::optional<TopologyRequest> topology;
 
   std::int32_t MinAvailable() const;
   std::int32_t Replicas() const;

@@ -37,6 +37,10 @@ std::string PodGroupCreateJson(const PodGroup& group) {
   if (!group.spec.priority_class_name.empty()) {
     spec["priorityClassName"] = group.spec.priority_class_name;
   }
+  if (const std::optional<TopologyRequest>& t = group.spec.topology) {
+    spec["topology"] = {{"mode", TopologyModeName(t->mode)}, {"level", t->level}};
+    if (t->max_wait_seconds > 0) spec["topology"]["maxWaitSeconds"] = t->max_wait_seconds;
+  }
   nlohmann::json body = {{"apiVersion", "arbiter.dev/v1alpha1"},
                          {"kind", "PodGroup"},
                          {"metadata", std::move(metadata)},

@@ -16,6 +16,7 @@ TEST(PodGroupCreateJson, CarriesSpecLabelsAndOwner) {
   group.spec.min_member = 3;
   group.spec.queue = "team-a";
   group.spec.priority_class_name = "high";
+  group.spec.topology = TopologyRequest{TopologyMode::kPreferred, "rack", 60};
   const nlohmann::json j = nlohmann::json::parse(PodGroupCreateJson(group));
   EXPECT_EQ(j["apiVersion"], "arbiter.dev/v1alpha1");
   EXPECT_EQ(j["kind"], "PodGroup");
@@ -29,6 +30,8 @@ TEST(PodGroupCreateJson, CarriesSpecLabelsAndOwner) {
   EXPECT_EQ(j["spec"]["minMember"], 3);
   EXPECT_EQ(j["spec"]["queue"], "team-a");
   EXPECT_EQ(j["spec"]["priorityClassName"], "high");
+  EXPECT_EQ(j["spec"]["topology"],
+            nlohmann::json({{"mode", "Preferred"}, {"level", "rack"}, {"maxWaitSeconds", 60}}));
 }
 
 TEST(PodGroupCreateJson, LeavesOutWhatIsEmpty) {
@@ -40,6 +43,7 @@ TEST(PodGroupCreateJson, LeavesOutWhatIsEmpty) {
   EXPECT_FALSE(j["metadata"].contains("annotations"));
   EXPECT_FALSE(j["metadata"].contains("ownerReferences"));
   EXPECT_FALSE(j["spec"].contains("priorityClassName"));
+  EXPECT_FALSE(j["spec"].contains("topology"));
   EXPECT_EQ(j["spec"]["minMember"], 1);
   EXPECT_EQ(j["spec"]["queue"], "default");
 }
