@@ -33,7 +33,8 @@ Status ReadTopology(value& v, std::optional<TopologyRequest>& out) {
     return Status::Ok();
   }
   TopologyRequest t;
-  ARBITER_RETURN_IF_ERROR(ReadFields(v, [&](raw_json_string key, value& f) {
+  // Not inside ARBITER_RETURN_IF_ERROR: the lambda's own uses of it would shadow its variable.
+  const Status read = ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "mode") {
       std::string mode;
       ARBITER_RETURN_IF_ERROR(At("mode", ReadString(f, mode)));
@@ -52,7 +53,8 @@ Status ReadTopology(value& v, std::optional<TopologyRequest>& out) {
       return Status::Ok();
     }
     return Status::Ok();
-  }));
+  });
+  if (!read.ok()) return read;
   if (t.level.empty()) return At("level", Here("missing"));
   out = std::move(t);
   return Status::Ok();
