@@ -3,7 +3,8 @@
 # on 6 kwok nodes of 8 CPU labelled topology.arbiter.dev/rack: rack a = nodes 0-1 (16 CPU), rack
 # b = nodes 2-5 (32 CPU). Shown, with the scheduler's default configuration:
 #   - a gang of 5 × 8 CPU fits in the cluster (48 CPU) but in no rack: it stays pending, places
-#     nothing, and its PodGroup says what each rack lacks;
+#     nothing, is not admitted (so it reserves none of the idle room the next gangs need), and
+#     its PodGroup says what each rack lacks;
 #   - a gang of 3 × 4 CPU lands inside one rack, the tightest that holds it (rack a), leaving
 #     rack b whole (best fit);
 #   - a gang of 6 × 4 CPU then lands inside rack b, whole.
@@ -47,8 +48,8 @@ expect "and what rack b lacks" pg_message_matches wide Unschedulable 'rack b has
 expect "and what rack a lacks" pg_message_matches wide Unschedulable 'rack a has cpu 16 free, short of cpu 24'
 none_bound() { bound_is arbiter.dev/pod-group=wide 0; }
 holds_for "it places nothing" 5 none_bound
-kn delete podgroup wide --wait=false >/dev/null
-kn delete pods -l arbiter.dev/pod-group=wide --wait=false >/dev/null
+expect "it is not admitted (it reserves no idle room it could not use)" \
+  test "$(pg_field wide .status.phase)" = Pending
 
 topology_gang small 3 4 | apply_yaml
 wait_until "a gang of 3 × 4 CPU is bound whole" 30 bound_is arbiter.dev/pod-group=small 3
@@ -59,5 +60,6 @@ topology_gang big 6 4 | apply_yaml
 wait_until "a gang of 6 × 4 CPU is bound whole" 30 bound_is arbiter.dev/pod-group=big 6
 expect "inside rack b, which best fit left whole (it is on: $(racks_of big))" \
   test "$(racks_of big)" = "b "
+expect "the impossible gang still places nothing" bound_is arbiter.dev/pod-group=wide 0
 
 e2e_done

@@ -34,7 +34,7 @@ Status ReadTopology(value& v, std::optional<TopologyRequest>& out) {
   }
   TopologyRequest t;
   // Not inside ARBITER_RETURN_IF_ERROR: the lambda's own uses of it would shadow its variable.
-  const Status read = ReadFields(v, [&](raw_json_string key, value& f) {
+  Status read = ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "mode") {
       std::string mode;
       ARBITER_RETURN_IF_ERROR(At("mode", ReadString(f, mode)));

@@ -143,6 +143,15 @@ std::optional<JobVerdict> TopologyPlugin::JobInvalid(const Session& session, Job
                                              known + ")"};
 }
 
+std::optional<JobVerdict> TopologyPlugin::JobNotEnqueueable(const Session& session,
+                                                            JobIndex job) const {
+  std::optional<TopologyPlan> plan = PlanTopology(session, job);
+  if (!plan.has_value() || !plan->tries.empty()) return std::nullopt;
+  return JobVerdict{JobReason::kNotEnqueued,
+                    "the group cannot start within one " + plan->level + " (" +
+                        (plan->required ? "Required" : "Preferred") + "): " + plan->untried};
+}
+
 std::optional<TopologyPlan> TopologyPlugin::PlanTopology(const Session& session,
                                                          JobIndex job) const {
   const JobInfo& info = session.job(job);

@@ -21,6 +21,9 @@
 //   * Required: those only. Preferred: those, and once the group has waited maxWaitSeconds since
 //     its creation, spreads over the fewest domains (the most free first, two, then three...),
 //     then any node.
+// Admission (JobEnqueueExtension): a group whose plan has no domain to try (none has the free room
+// for its minimum) is not admitted, so that it reserves no idle room it could not use (the
+// cluster's room adds up, but no domain's does); preemption may still make room for it.
 // A level that is not configured makes the job invalid (JobValidExtension), with the levels
 // there are.
 //
@@ -47,7 +50,10 @@ struct TopologyLevel {
 inline constexpr std::string_view kDefaultRackLabel = "topology.arbiter.dev/rack";
 inline constexpr std::string_view kZoneLabel = "topology.kubernetes.io/zone";
 
-class TopologyPlugin final : public Plugin, public TopologyExtension, public JobValidExtension {
+class TopologyPlugin final : public Plugin,
+                             public TopologyExtension,
+                             public JobValidExtension,
+                             public JobEnqueueExtension {
  public:
   static constexpr std::string_view kName = "topology";
   static StatusOr<std::unique_ptr<Plugin>> Create(const YAML::Node& args);
@@ -57,6 +63,7 @@ class TopologyPlugin final : public Plugin, public TopologyExtension, public Job
   void OnSessionOpen(const Session& session) override;
   std::optional<TopologyPlan> PlanTopology(const Session& session, JobIndex job) const override;
   std::optional<JobVerdict> JobInvalid(const Session& session, JobIndex job) const override;
+  std::optional<JobVerdict> JobNotEnqueueable(const Session& session, JobIndex job) const override;
 
   const std::vector<TopologyLevel>& levels() const { return levels_; }
 

@@ -94,8 +94,8 @@ TEST(Topology, WithoutItTheSmallGangSpreadsOverRacks) {
   EXPECT_EQ(RacksOf(cluster, "small").size(), 2U);
 }
 
-// A gang that fits in the cluster (48 cpu) but in no rack (16, 32) places nothing, and its
-// message names each rack's shortfall.
+// A gang that fits in the cluster (48 cpu) but in no rack (16, 32) places nothing, is not
+// admitted (it reserves none of the idle room), and its message names each rack's shortfall.
 TEST(Topology, AnImpossibleRequiredGangPlacesNothingAndSaysWhatEachRackLacks) {
   FakeCluster cluster;
   AddRacks(cluster, 2, 4);
@@ -105,8 +105,9 @@ TEST(Topology, AnImpossibleRequiredGangPlacesNothingAndSaysWhatEachRackLacks) {
     EXPECT_TRUE(r.binds.empty());
   }
   EXPECT_TRUE(RacksOf(cluster, "wide").empty());
+  EXPECT_EQ(cluster.group("default/wide").status.phase, PodGroupPhase::kPending);
   const std::string message = UnschedulableMessage(cluster, "wide");
-  EXPECT_THAT(message, HasSubstr("gang default/wide cannot start within one rack (Required)"));
+  EXPECT_THAT(message, HasSubstr("cannot start within one rack (Required)"));
   EXPECT_THAT(message, HasSubstr("rack b has cpu 32 free, short of cpu 8"));
   EXPECT_THAT(message, HasSubstr("rack a has cpu 16 free, short of cpu 24"));
 }

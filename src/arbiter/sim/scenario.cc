@@ -29,7 +29,7 @@ Clock::WallTime At(std::int64_t seconds) { return ScenarioEpoch() + std::chrono:
 StatusOr<PodGroup> ParseGroup(const Value& v, std::int64_t now) {
   ARBITER_RETURN_IF_ERROR(
       v.CheckKeys({"name", "namespace", "minMember", "minTaskMember", "queue", "priorityClassName",
-                   "minResources", "phase", "labels", "created"}));
+                   "minResources", "phase", "labels", "created", "topology"}));
   PodGroup g;
   ARBITER_ASSIGN_OR_RETURN(g.meta.name, v.Key("name").RequiredString());
   ARBITER_ASSIGN_OR_RETURN(g.meta.namespace_name, v.Key("namespace").String("default"));
@@ -51,6 +51,18 @@ StatusOr<PodGroup> ParseGroup(const Value& v, std::int64_t now) {
   g.status.phase = *parsed;
   ARBITER_ASSIGN_OR_RETURN(std::int64_t created, v.Key("created").Int(now, 0));
   g.meta.creation_timestamp = At(created);
+  if (const Value t = v.Key("topology"); !t.absent()) {
+    ARBITER_RETURN_IF_ERROR(t.CheckKeys({"mode", "level", "maxWaitSeconds"}));
+    TopologyRequest request;
+    ARBITER_ASSIGN_OR_RETURN(std::string mode, t.Key("mode").String("Required"));
+    StatusOr<TopologyMode> parsed_mode = ParseTopologyMode(mode);
+    if (!parsed_mode.ok()) return t.Key("mode").Error(parsed_mode.status().message());
+    request.mode = *parsed_mode;
+    ARBITER_ASSIGN_OR_RETURN(request.level, t.Key("level").RequiredString());
+    ARBITER_ASSIGN_OR_RETURN(std::int64_t wait, t.Key("maxWaitSeconds").Int(0, 0));
+    request.max_wait_seconds = static_cast<std::int32_t>(wait);
+    g.spec.topology = std::move(request);
+  }
   return g;
 }
 
