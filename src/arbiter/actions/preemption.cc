@@ -473,12 +473,12 @@ PreemptionPlan PlanWithin(Session& session, JobIndex preemptor, EvictionKind kin
   PreemptionPlan plan;
   Cost total;
   Planner planner(session, preemptor, allowed, options, guard);
-  std::vector<NodeIndex> every_node;
-  if (within == nullptr) {
-    every_node.reserve(static_cast<std::size_t>(session.node_count()));
-    for (NodeIndex n : NodeIndex::Range(session.node_count())) every_node.push_back(n);
-  }
-  const std::vector<NodeIndex>& nodes = within != nullptr ? *within : every_node;
+  // The nodes considered: the domain's, or every node (not copied into a list: the common case).
+  const std::size_t node_count =
+      within != nullptr ? within->size() : static_cast<std::size_t>(session.node_count());
+  const auto node_at = [&](std::size_t i) {
+    return within != nullptr ? (*within)[i] : NodeIndex(static_cast<std::int32_t>(i));
+  };
   // Nothing it may evict: the job's verdict stays what enqueue or allocate said.
   if (!planner.AnyEligible()) return plan;
   Statement statement(session);
@@ -501,7 +501,8 @@ PreemptionPlan PlanWithin(Session& session, JobIndex preemptor, EvictionKind kin
     // Every node where the victims' resources would do, by cost; then the cheapest one where
     // the filters (host ports and the rest) pass once they are gone, tried for real.
     std::vector<std::tuple<Cost, NodeIndex, std::vector<Unit>>> choices;
-    for (NodeIndex n : nodes) {
+    for (std::size_t i = 0; i < node_count; ++i) {
+      const NodeIndex n = node_at(i);
       if (!session.node(n).in_scope) continue;
       if (session.Filter(t, n).code == FilterResult::Code::kUnresolvable) continue;
       std::optional<std::vector<Unit>> units = planner.VictimsOn(t, n);
