@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "arbiter/base/clock.h"
 #include "arbiter/framework/outcome.h"
 #include "arbiter/framework/placement.h"
 #include "arbiter/framework/session.h"
@@ -141,6 +142,75 @@ bool PartlyStarted(const Session& session, JobIndex j) {
   });
 }
 
+// A broken gang (it holds nodes below its minimum) that allocate could not complete: once it
+// has been broken (its PodGroup's Broken condition, set by outcome.cc) for the timeout, its pods
+// are evicted whole, so that the room it holds uselessly goes to others and the gang, its pods
+// created again by their controllers, starts again all together (Kueue's waitForPodsReady does
+// the same to a workload). Pods no controller would create again are never evicted: that would
+// lose them. Until then the job's verdict says what will happen, and when.
+void ReleaseIfBrokenTooLong(Session& session, JobIndex j, const PreemptionOptions& options) {
+  if (options.broken_gang_timeout.count() == 0) return;
+  const JobInfo& job = session.job(j);
+  if (job.group == nullptr) return;
+  const Condition* broken = FindCondition(job.group->status.conditions, "Broken");
+  // The clock starts once the condition is written: a restart does not reset it.
+  if (broken == nullptr || !broken->IsTrue() || !broken->last_transition_time.has_value()) return;
+  const Clock::WallTime since = *broken->last_transition_time;
+  std::vector<TaskIndex> held;
+  std::string kept;  // why it is not released, if it is not
+  for (TaskIndex t : job.tasks) {
+    const TaskInfo& task = session.task(t);
+    const TaskState state = session.task_state(t);
+    if (state == TaskState::kPending && !task.pod->status.nominated_node_name.empty()) {
+      kept = "pod " + task.name() + " is nominated to room that evicted pods are freeing";
+      break;
+    }
+    if (!HoldsNode(state) || state == TaskState::kReleasing) continue;
+    if (state != TaskState::kRunning && state != TaskState::kBound) {
+      kept = "pod " + task.name() + " is still being bound";
+      break;
+    }
+    if (task.pod->meta.Controller() == nullptr) {
+      kept = "pod " + task.name() + " has no controller to create it again, so it is kept";
+      break;
+    }
+    if (task.eviction_refused) {
+      kept = "the eviction of pod " + task.name() + " was refused lately";
+      break;
+    }
+    held.push_back(t);
+  }
+  const Session::RecordedJobVerdict* verdict = session.job_verdict(j);
+  const JobReason reason =
+      verdict != nullptr ? verdict->verdict.reason : JobReason::kNotEnoughResources;
+  std::string said = verdict != nullptr ? verdict->verdict.message + "; " : std::string();
+  said += "below its minimum since " + FormatRfc3339(since);
+  if (!kept.empty()) {
+    session.RecordJobUnschedulable(j, reason, said + ", not released: " + kept,
+                                   /*tell_pods=*/true, /*replace=*/true);
+    return;
+  }
+  const Clock::WallTime deadline = since + options.broken_gang_timeout;
+  if (session.now() < deadline || held.empty()) {
+    session.RecordJobUnschedulable(j, reason,
+                                   said +
+                                       ": released (its pods evicted, to start again whole) at " +
+                                       FormatRfc3339(deadline) + " unless completed first",
+                                   /*tell_pods=*/true, /*replace=*/true);
+    return;
+  }
+  Statement statement(session);
+  for (TaskIndex t : held) statement.Evict(t);
+  statement.CommitPreemption(kNoJob, EvictionKind::kRelease, options.max_grace_seconds);
+  session.RecordJobUnschedulable(
+      j, JobReason::kGangReleased,
+      "released: held " + std::to_string(held.size()) + " node(s) below minMember " +
+          std::to_string(job.min_member) + " since " + FormatRfc3339(since) + ", for longer " +
+          "than the broken-gang timeout (" + std::to_string(options.broken_gang_timeout.count()) +
+          " s); its pods are evicted and the gang starts again whole once they are created again",
+      /*tell_pods=*/true, /*replace=*/true);
+}
+
 }  // namespace
 
 void AllocateAction::Execute(Session& session) {
@@ -176,7 +246,10 @@ void AllocateAction::Execute(Session& session) {
   // gang scheduling promises never to leave. Its queue's capability still does (AllocateJob).
   std::sort(broken.begin(), broken.end(),
             [&](JobIndex a, JobIndex b) { return session.JobBefore(a, b); });
-  for (JobIndex j : broken) AllocateJob(session, j);
+  for (JobIndex j : broken) {
+    AllocateJob(session, j);
+    if (!session.JobReady(j)) ReleaseIfBrokenTooLong(session, j, options_);
+  }
   struct Cursor {
     QueueIndex queue;
     std::vector<JobIndex> jobs;

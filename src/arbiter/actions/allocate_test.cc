@@ -242,5 +242,115 @@ TEST(Allocate, BrokenGangIsCompletedPastItsQueuesShare) {
   EXPECT_THAT(waits->message, HasSubstr("deserved share"));
 }
 
+constexpr int kBrokenTimeout = 10;
+
+SchedulerConfig WithBrokenGangTimeout(int seconds) {
+  SchedulerConfig config = DefaultSchedulerConfig();
+  config.preemption.broken_gang_timeout_seconds = seconds;
+  return config;
+}
+
+// One node of 4 CPU: gang g (minMember 4, its minimum raised after 3 of its pods were bound)
+// holds 3, a single pod holds the fourth CPU, and a single pod of 2 CPU waits.
+FakeCluster BrokenGang(bool controlled, int timeout = kBrokenTimeout) {
+  FakeCluster cluster(WithBrokenGangTimeout(timeout));
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakePodGroup("g").MinMember(4).Phase(PodGroupPhase::kRunning).Build());
+  for (int i = 0; i < 4; ++i) {
+    auto pod = MakePod("g-" + std::to_string(i)).Group("g").Request("cpu", "1").GracePeriod(0);
+    if (controlled) pod.OwnedBy("ReplicaSet", "g");
+    if (i < 3) pod.OnNode("n0");
+    cluster.Add(pod.Build());
+  }
+  cluster.Add(MakePod("filler").Request("cpu", "1").OnNode("n0").Build());
+  cluster.Add(MakePod("waiting").Request("cpu", "2").Build());
+  return cluster;
+}
+
+std::string Unschedulable(const FakeCluster& cluster, const std::string& field) {
+  const Condition* c = FindCondition(cluster.group("default/g").status.conditions, "Unschedulable");
+  if (c == nullptr) return "";
+  return field == "reason" ? c->reason : c->message;
+}
+
+// A gang left below its minimum with no room to complete it is released once the broken-gang
+// timeout has passed since it broke (its Broken condition): its pods are evicted whole, the
+// room goes to the pod that waited, and until then its PodGroup says when it will be released.
+TEST(Allocate, ABrokenGangOfControlledPodsIsReleasedAfterTheTimeout) {
+  FakeCluster cluster = BrokenGang(/*controlled=*/true);
+  cluster.RunSession();
+  const Condition* broken = FindCondition(cluster.group("default/g").status.conditions, "Broken");
+  ASSERT_NE(broken, nullptr);
+  EXPECT_TRUE(broken->IsTrue());
+  EXPECT_EQ(broken->reason, "BelowMinMember");
+  EXPECT_THAT(broken->message, HasSubstr("3 pod(s) hold nodes, below minMember 4"));
+  const Clock::WallTime since = broken->last_transition_time.value();
+  std::vector<EvictDecision> evicted;
+  int sessions = 0;
+  while (evicted.empty() && sessions < 3 * kBrokenTimeout) {
+    SessionResult r = cluster.RunSession();
+    ++sessions;
+    if (r.evictions.empty()) {
+      EXPECT_LT(cluster.now() - since, std::chrono::seconds(kBrokenTimeout));
+      EXPECT_THAT(Unschedulable(cluster, "message"),
+                  HasSubstr("below its minimum since " + FormatRfc3339(since) +
+                            ": released (its pods evicted, to start again whole) at " +
+                            FormatRfc3339(since + std::chrono::seconds(kBrokenTimeout))));
+    }
+    evicted = r.evictions;
+  }
+  EXPECT_GE(cluster.now() - since, std::chrono::seconds(kBrokenTimeout));
+  ASSERT_EQ(evicted.size(), 3U);
+  for (const EvictDecision& e : evicted) {
+    EXPECT_EQ(e.kind, EvictionKind::kRelease);
+    EXPECT_TRUE(e.preemptor.empty());
+    EXPECT_EQ(e.victim_job, "default/g");
+    EXPECT_THAT(e.message,
+                HasSubstr("release: pod group default/g held nodes below its minMember"));
+  }
+  EXPECT_EQ(Unschedulable(cluster, "reason"), "GangReleased");
+  EXPECT_THAT(Unschedulable(cluster, "message"), HasSubstr("released: held 3 node(s)"));
+  // The gang's pods gone, the room is the waiting pod's; the gang holds nothing.
+  for (int s = 0; s < 3 && cluster.pod("default/waiting").spec.node_name.empty(); ++s) {
+    cluster.RunSession();
+  }
+  EXPECT_EQ(cluster.pod("default/waiting").spec.node_name, "n0");
+  EXPECT_EQ(BoundIn(cluster, "g"), 0);
+  const Condition* after = FindCondition(cluster.group("default/g").status.conditions, "Broken");
+  ASSERT_NE(after, nullptr);
+  EXPECT_EQ(after->status, "False");
+  EXPECT_EQ(after->reason, "Released");
+}
+
+// Pods that no controller would create again are never released: evicting them would lose them.
+// The PodGroup says so.
+TEST(Allocate, ABrokenGangOfBarePodsIsKept) {
+  FakeCluster cluster = BrokenGang(/*controlled=*/false);
+  for (int s = 0; s < 3 * kBrokenTimeout; ++s) EXPECT_TRUE(cluster.RunSession().evictions.empty());
+  EXPECT_EQ(BoundIn(cluster, "g"), 3);
+  EXPECT_THAT(Unschedulable(cluster, "message"),
+              HasSubstr("not released: pod g-0 has no controller to create it again"));
+}
+
+// Completed before the timeout (room came): nothing is evicted, and the condition says so.
+TEST(Allocate, ABrokenGangCompletedInTimeIsNotReleased) {
+  FakeCluster cluster = BrokenGang(/*controlled=*/true);
+  for (int s = 0; s < kBrokenTimeout / 2; ++s) cluster.RunSession();
+  cluster.DeletePod("default/filler");
+  for (int s = 0; s < 3 * kBrokenTimeout; ++s) EXPECT_TRUE(cluster.RunSession().evictions.empty());
+  EXPECT_EQ(BoundIn(cluster, "g"), 4);
+  const Condition* broken = FindCondition(cluster.group("default/g").status.conditions, "Broken");
+  ASSERT_NE(broken, nullptr);
+  EXPECT_EQ(broken->status, "False");
+  EXPECT_EQ(broken->reason, "Completed");
+}
+
+// A timeout of 0: never released.
+TEST(Allocate, ABrokenGangIsNeverReleasedWithTimeoutZero) {
+  FakeCluster cluster = BrokenGang(/*controlled=*/true, /*timeout=*/0);
+  for (int s = 0; s < 30; ++s) EXPECT_TRUE(cluster.RunSession().evictions.empty());
+  EXPECT_EQ(BoundIn(cluster, "g"), 3);
+}
+
 }  // namespace
 }  // namespace arbiter

@@ -18,11 +18,13 @@ void RegisterBuiltinActions(Registry& registry) {
           .AddAction(std::string(EnqueueAction::kName),
                      [](const SchedulerConfig&) { return std::make_unique<EnqueueAction>(); })
           .ok());
-  ARBITER_CHECK(
-      registry
-          .AddAction(std::string(AllocateAction::kName),
-                     [](const SchedulerConfig&) { return std::make_unique<AllocateAction>(); })
-          .ok());
+  ARBITER_CHECK(registry
+                    .AddAction(std::string(AllocateAction::kName),
+                               [](const SchedulerConfig& c) {
+                                 return std::make_unique<AllocateAction>(
+                                     PreemptionOptionsFrom(c.preemption));
+                               })
+                    .ok());
   ARBITER_CHECK(registry
                     .AddAction(std::string(PreemptAction::kName),
                                [](const SchedulerConfig& c) {

@@ -387,6 +387,7 @@ PreemptionOptions PreemptionOptionsFrom(const PreemptionConfig& config) {
   options.nomination_timeout = std::chrono::seconds(config.nomination_timeout_seconds);
   options.evictions_per_minute_per_queue = config.evictions_per_minute_per_queue;
   options.quota_grace = std::chrono::seconds(config.quota_grace_seconds);
+  options.broken_gang_timeout = std::chrono::seconds(config.broken_gang_timeout_seconds);
   return options;
 }
 

@@ -64,6 +64,8 @@ struct PreemptionOptions {
   std::chrono::seconds no_repeat_window{600};
   // How long after a queue's quota was lowered the pods running beyond it are reclaimed.
   std::chrono::seconds quota_grace{300};
+  // How long a gang may hold nodes below its minimum before it is released; 0: never.
+  std::chrono::seconds broken_gang_timeout{300};
 };
 
 PreemptionOptions PreemptionOptionsFrom(const PreemptionConfig& config);

@@ -74,7 +74,7 @@ StatusOr<SchedulerConfig> Convert(const YAML::Node& root, std::string_view sourc
     ARBITER_RETURN_IF_ERROR(
         CheckKeys(source, "preemption", preemption,
                   {"maxGracePeriodSeconds", "nominationTimeoutSeconds", "minRuntimeSeconds",
-                   "evictionsPerMinutePerQueue", "quotaGraceSeconds"}));
+                   "evictionsPerMinutePerQueue", "quotaGraceSeconds", "brokenGangTimeoutSeconds"}));
     PreemptionConfig& p = config.preemption;
     ARBITER_RETURN_IF_ERROR(ReadWhole(source, preemption, "maxGracePeriodSeconds", 0, 3600,
                                       p.max_grace_period_seconds));
@@ -88,6 +88,8 @@ StatusOr<SchedulerConfig> Convert(const YAML::Node& root, std::string_view sourc
     p.evictions_per_minute_per_queue = static_cast<std::int32_t>(budget);
     ARBITER_RETURN_IF_ERROR(
         ReadWhole(source, preemption, "quotaGraceSeconds", 0, 86400, p.quota_grace_seconds));
+    ARBITER_RETURN_IF_ERROR(ReadWhole(source, preemption, "brokenGangTimeoutSeconds", 0, 86400,
+                                      p.broken_gang_timeout_seconds));
   }
   if (const YAML::Node threads = root["filterThreads"]) {
     int value = -1;

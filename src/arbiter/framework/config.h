@@ -18,6 +18,8 @@
 //     evictionsPerMinutePerQueue: 200           # 0: no budget
 //     quotaGraceSeconds: 300                    # pods beyond a lowered quota are reclaimed this
 //                                               # long after it was lowered (0 to 86400)
+//     brokenGangTimeoutSeconds: 300             # a gang below its minimum that holds nodes is
+//                                               # released after this long (0: never; to 86400)
 //   reservation:                                # optional: against starvation of big gangs
 //     enabled: true                             # (framework/reservation.h)
 //     waitSeconds: 300                          # a gang waiting this long is elected (0 to 604800)
@@ -63,6 +65,10 @@ struct PreemptionConfig {
   // Pods running beyond a queue's lowered ResourceQuota are reclaimed (reclaim action) once this
   // long has passed since it was lowered: time for their owners to shrink first.
   std::int64_t quota_grace_seconds = 300;
+  // A gang that holds nodes below its minimum (minMember raised, a member deleted, an eviction
+  // refused part-way) and is not completed within this long is released: its pods are evicted
+  // for their controllers to recreate, and it starts again whole. 0: never (allocate action).
+  std::int64_t broken_gang_timeout_seconds = 300;
   friend bool operator==(const PreemptionConfig&, const PreemptionConfig&) = default;
 };
 

@@ -248,7 +248,8 @@ TEST(ParseSchedulerConfig, PreemptionSection) {
   StatusOr<SchedulerConfig> config = ParseSchedulerConfig(
       "actions: [allocate, preempt]\ntiers: []\npreemption:\n  maxGracePeriodSeconds: 60\n"
       "  nominationTimeoutSeconds: 120\n  minRuntimeSeconds: 30\n"
-      "  evictionsPerMinutePerQueue: 0\n  quotaGraceSeconds: 45\n",
+      "  evictionsPerMinutePerQueue: 0\n  quotaGraceSeconds: 45\n"
+      "  brokenGangTimeoutSeconds: 0\n",
       "arbiter.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->preemption.max_grace_period_seconds, 60);
@@ -256,6 +257,7 @@ TEST(ParseSchedulerConfig, PreemptionSection) {
   EXPECT_EQ(config->preemption.min_runtime_seconds, 30);
   EXPECT_EQ(config->preemption.evictions_per_minute_per_queue, 0);
   EXPECT_EQ(config->preemption.quota_grace_seconds, 45);
+  EXPECT_EQ(config->preemption.broken_gang_timeout_seconds, 0);
   // Absent: the safe defaults.
   StatusOr<SchedulerConfig> plain =
       ParseSchedulerConfig("actions: [allocate]\ntiers: []\n", "arbiter.yaml");
@@ -266,8 +268,12 @@ TEST(ParseSchedulerConfig, PreemptionSection) {
 TEST(ParseSchedulerConfig, PreemptionSectionErrorsNameTheKey) {
   EXPECT_EQ(ParseError("actions: [allocate]\ntiers: []\npreemption:\n  graceCap: 5\n"),
             "arbiter.yaml: preemption: unknown key \"graceCap\" (known: "
-            "evictionsPerMinutePerQueue, maxGracePeriodSeconds, minRuntimeSeconds, "
-            "nominationTimeoutSeconds, quotaGraceSeconds)");
+            "brokenGangTimeoutSeconds, evictionsPerMinutePerQueue, maxGracePeriodSeconds, "
+            "minRuntimeSeconds, nominationTimeoutSeconds, quotaGraceSeconds)");
+  EXPECT_EQ(
+      ParseError("actions: [allocate]\ntiers: []\npreemption:\n  brokenGangTimeoutSeconds: 1e9\n"),
+      "arbiter.yaml: preemption.brokenGangTimeoutSeconds: expected a whole number from 0 to "
+      "86400");
   EXPECT_EQ(ParseError("actions: [allocate]\ntiers: []\npreemption:\n  minRuntimeSeconds: -1\n"),
             "arbiter.yaml: preemption.minRuntimeSeconds: expected a whole number from 0 to 86400");
   EXPECT_EQ(

@@ -54,6 +54,8 @@ std::string_view GateOfReason(JobReason reason) {
       return "WaitingForPreemption";
     case JobReason::kPreempted:
       return "Preempted";
+    case JobReason::kGangReleased:
+      return "Released";
     case JobReason::kInvalid:
       break;
   }
@@ -279,7 +281,11 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
   if (last != nullptr) {
     ++status.preemption_count;
     std::string why = std::to_string(evicted) + " pod(s) evicted ";
-    if (last->preemptor == kNoJob) {
+    if (last->kind == EvictionKind::kRelease) {
+      why +=
+          "(release): the gang held nodes below its minimum for longer than the broken-gang "
+          "timeout, and starts again whole";
+    } else if (last->preemptor == kNoJob) {
       why += "(quota): queue " + info.queue + " runs beyond its lowered ResourceQuota";
     } else {
       why += "for " + session.job(last->preemptor).Key() + " (" +
@@ -296,6 +302,25 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
     // Nothing stood in the group's way this session: the old reason no longer holds.
     SetCondition(status.conditions, "Unschedulable", "False",
                  ready >= info.min_member ? "Scheduled" : "Admitted", "", now);
+  }
+  // A gang holding nodes below its minimum: the condition's transition time is when it broke,
+  // which the broken-gang timeout counts from (actions/allocate.cc), across sessions and restarts.
+  const auto held = static_cast<std::int32_t>(
+      std::count_if(info.tasks.begin(), info.tasks.end(), [&](TaskIndex t) {
+        const TaskState s = session.task_state(t);
+        return HoldsNode(s) && s != TaskState::kReleasing;
+      }));
+  if (held > 0 && ready < info.min_member) {
+    SetCondition(status.conditions, "Broken", "True", "BelowMinMember",
+                 std::to_string(held) + " pod(s) hold nodes, below minMember " +
+                     std::to_string(info.min_member) +
+                     ": completed first when room comes, else released once the broken-gang "
+                     "timeout passes",
+                 now);
+  } else if (const Condition* c = FindCondition(status.conditions, "Broken");
+             c != nullptr && c->IsTrue()) {
+    SetCondition(status.conditions, "Broken", "False", held > 0 ? "Completed" : "Released", "",
+                 now);
   }
   if (ready >= info.min_member) {
     SetCondition(status.conditions, "Scheduled", "True", "Scheduled",
@@ -321,7 +346,11 @@ SessionResult BuildResult(const Session& session) {
     const TaskInfo& info = session.task(e.victim);
     std::string message;
     std::string preemptor_key;
-    if (e.preemptor == kNoJob) {
+    if (e.kind == EvictionKind::kRelease) {
+      message = "Evicted by the scheduler (release: pod group " + session.job(info.job).Key() +
+                " held nodes below its minMember for longer than the broken-gang timeout; its " +
+                "controller creates the pod again and the gang starts again whole)";
+    } else if (e.preemptor == kNoJob) {
       message = "Evicted by the scheduler (quota: queue " + session.job(info.job).queue +
                 " runs beyond its lowered ResourceQuota, and its grace period has passed)";
     } else {

@@ -7,7 +7,7 @@ namespace arbiter {
 
 namespace {
 
-constexpr std::array<std::pair<JobReason, std::string_view>, 13> kJobReasons{{
+constexpr std::array<std::pair<JobReason, std::string_view>, 14> kJobReasons{{
     {JobReason::kInvalid, "Invalid"},
     {JobReason::kPodGroupNotFound, "PodGroupNotFound"},
     {JobReason::kNotEnoughPods, "NotEnoughPods"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<JobReason, std::string_view>, 13> kJobReasons{{
     {JobReason::kPreemptionWouldNotFit, "PreemptionWouldNotFit"},
     {JobReason::kWaitingForPreemption, "WaitingForPreemption"},
     {JobReason::kPreempted, "Preempted"},
+    {JobReason::kGangReleased, "GangReleased"},
 }};
 
 }  // namespace

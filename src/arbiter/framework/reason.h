@@ -30,6 +30,9 @@ enum class JobReason : std::uint8_t {
   kWaitingForPreemption,
   // Preemption or reclaim evicted it below its minimum; its pods wait to start again.
   kPreempted,
+  // It held nodes below its minimum for longer than the broken-gang timeout and was released:
+  // its pods evicted, for their controllers to recreate, so that it starts again whole.
+  kGangReleased,
 };
 
 // The condition reason, e.g. "NotEnoughPods".

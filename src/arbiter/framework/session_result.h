@@ -21,9 +21,11 @@ struct BindDecision {
   std::string node_name;
 };
 
-// Why a pod is evicted: for a higher-priority job of its queue, for a queue below its share, or
-// because its own queue runs beyond its lowered ResourceQuota (no preemptor).
-enum class EvictionKind : std::uint8_t { kPreempt, kReclaim, kQuota };
+// Why a pod is evicted: for a higher-priority job of its queue, for a queue below its share,
+// because its own queue runs beyond its lowered ResourceQuota, or because its gang held nodes
+// below its minimum for too long and is released to start again whole (the last two: no
+// preemptor).
+enum class EvictionKind : std::uint8_t { kPreempt, kReclaim, kQuota, kRelease };
 inline std::string_view EvictionKindName(EvictionKind kind) {
   switch (kind) {
     case EvictionKind::kPreempt:
@@ -32,6 +34,8 @@ inline std::string_view EvictionKindName(EvictionKind kind) {
       return "reclaim";
     case EvictionKind::kQuota:
       return "quota";
+    case EvictionKind::kRelease:
+      return "release";
   }
   return "unknown";
 }
@@ -47,7 +51,8 @@ struct EvictDecision {
   std::string message;    // names the preemptor
   std::int64_t grace_period_seconds = 30;
   EvictionKind kind = EvictionKind::kPreempt;
-  std::string preemptor;   // the job it makes room for, namespace/name; empty for kQuota
+  std::string
+      preemptor;  // the job it makes room for, namespace/name; empty for kQuota and kRelease
   std::string victim_job;  // the job it belongs to, namespace/name
   std::string queue;       // the victim's queue
 };

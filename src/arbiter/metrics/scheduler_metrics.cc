@@ -65,13 +65,16 @@ SchedulerMetrics::SchedulerMetrics(Metrics& metrics)
       evictions_(decisions_.Add({{"decision", "evict"}})),
       nominations_(decisions_.Add({{"decision", "nominate"}})),
       unschedulable_(decisions_.Add({{"decision", "unschedulable"}})),
-      evictions_by_kind_(prometheus::BuildCounter()
-                             .Name("arbiter_evictions_decided_total")
-                             .Help("Evictions the sessions decided, by kind: preempt (for a job of "
-                                   "higher priority in the queue), reclaim (for a queue below its "
-                                   "share), quota (beyond a lowered ResourceQuota)")
-                             .Register(metrics.registry())) {
-  for (EvictionKind kind : {EvictionKind::kPreempt, EvictionKind::kReclaim, EvictionKind::kQuota}) {
+      evictions_by_kind_(
+          prometheus::BuildCounter()
+              .Name("arbiter_evictions_decided_total")
+              .Help("Evictions the sessions decided, by kind: preempt (for a job of "
+                    "higher priority in the queue), reclaim (for a queue below its "
+                    "share), quota (beyond a lowered ResourceQuota), release (a gang "
+                    "below its minimum for too long, evicted whole to start again)")
+              .Register(metrics.registry())) {
+  for (EvictionKind kind : {EvictionKind::kPreempt, EvictionKind::kReclaim, EvictionKind::kQuota,
+                            EvictionKind::kRelease}) {
     kind_children_[kind] = &evictions_by_kind_.Add({{"kind", std::string(EvictionKindName(kind))}});
   }
   metrics.AddCollector([this](Families& out) {
