@@ -35,8 +35,8 @@ std::string GangJobs(std::string_view name, std::int64_t jobs, std::int64_t size
 }  // namespace
 
 std::vector<std::string> GeneratorShapes() {
-  return {"basic-pods",  "small-gangs", "big-gangs",  "tensorflow",
-          "multi-queue", "contention",  "starvation", "scale"};
+  return {"basic-pods", "small-gangs", "big-gangs", "tensorflow", "multi-queue",
+          "contention", "starvation",  "topology",  "scale"};
 }
 
 StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
@@ -137,6 +137,49 @@ StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
         "     duration: 3m,\n"
         "     tasks: [{{name: worker, replicas: {}, requests: {{cpu: \"1\", memory: 1Gi}}}}]}}\n",
         stream, gangs, cpus / 2, stream, interval_ms, gangs, cpus / 2, cpus / 2);
+  } else if (shape == "topology") {
+    // Racks of three sizes in two zones (docs/placement.md#topology): nodes of 16 CPU, racks of
+    // 1, 2 and 3 units of nodes per zone (a unit is a 24th of the nodes); gangs of 4, 8, 16 and
+    // 32 pods of 4 CPU, each asking for one rack, arriving (Poisson) to keep about 85 % of the
+    // CPU asked for. With the topology plugin in the configuration each gang starts inside one
+    // rack; without it, gangs spread as the node scorer likes (bench/sim/topology.sh runs both).
+    const std::int64_t nodes = pick(options.nodes, 48);
+    const std::int64_t jobs = pick(options.jobs, 200);
+    const std::int64_t unit = std::max<std::int64_t>(1, nodes / 12);
+    // What does not divide into units goes to the last rack.
+    const std::int64_t extra = std::max<std::int64_t>(0, nodes - 12 * unit);
+    std::string racks;
+    for (const char* zone : {"z1", "z2"}) {
+      for (std::int64_t size = 1; size <= 3; ++size) {
+        const bool last = size == 3 && std::string_view(zone) == "z2";
+        racks += fmt::format(
+            "  - {{name: {}-r{}, replicas: {}, cpu: \"16\", memory: 64Gi, pods: 110,\n"
+            "     labels: {{topology.kubernetes.io/zone: {}, topology.arbiter.dev/rack: "
+            "{}-r{}}}}}\n",
+            zone, size, unit * size + (last ? extra : 0), zone, zone, size);
+      }
+    }
+    out.cluster_yaml = fmt::format(
+        "description: {} nodes of 16 CPU / 64Gi in 2 zones of 3 racks each, racks of {}, {} and "
+        "{} nodes{}\nnodes:\n{}",
+        unit * 12 + extra, unit, 2 * unit, 3 * unit,
+        extra > 0 ? fmt::format(" ({} more in the last)", extra) : std::string(), racks);
+    // Offered CPU: gangs of 16 to 128 CPU (60 on average) for 10 min on average; 85 % of the
+    // cluster's 16 × 12 units CPU is 0.85 × 192 × unit / 60 gangs running at once.
+    const std::int64_t per_size = std::max<std::int64_t>(1, jobs / 4);
+    const std::int64_t interval_ms = std::int64_t{4} * 600'000 * 60 / (163 * unit);
+    std::string gangs;
+    for (std::int64_t pods : {4, 8, 16, 32}) {
+      gangs += fmt::format(
+          "  - {{name: g{}, replicas: {}, minMember: {}, interval: {{exponential: {}ms}},\n"
+          "     duration: {{uniform: [5m, 15m]}}, topology: {{mode: Required, level: rack}},\n"
+          "     tasks: [{{name: worker, replicas: {}, requests: {{cpu: \"4\", memory: 8Gi}}}}]}}\n",
+          pods, per_size, pods, interval_ms, pods);
+    }
+    out.workload_yaml = fmt::format(
+        "description: {} gangs of 4, 8, 16 and 32 pods of 4 CPU (5-15 min, Poisson, about 85 % "
+        "of the CPU), each asking for one rack\njobs:\n{}",
+        4 * per_size, gangs);
   } else if (shape == "contention") {
     // Preemption and reclaim at work: a floods the idle cluster, b and c arrive later and reclaim
     // their shares, and high-priority gangs of a preempt a's own jobs.

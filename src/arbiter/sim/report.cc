@@ -254,6 +254,14 @@ std::string ReportJson(const SimulationReport& r, bool include_performance) {
   summary["meanCpuUtilisation"] = r.mean_cpu_utilisation;
   summary["meanMemoryUtilisation"] = r.mean_memory_utilisation;
   summary["jainIndex"] = r.jain_index;
+  if (r.topology.labelled) {
+    Json topology;
+    topology["gangs"] = r.topology.gangs;
+    topology["crossRack"] = r.topology.cross_rack;
+    topology["crossZone"] = r.topology.cross_zone;
+    topology["racksPerGang"] = SummaryJson(r.topology.racks_per_gang);
+    summary["topology"] = std::move(topology);
+  }
   j["summary"] = std::move(summary);
   Json utilisation = Json::array();
   for (const UtilisationPoint& p : r.utilisation) {
@@ -358,6 +366,11 @@ std::string ReportHtml(const SimulationReport& r) {
                                               Seconds(r.wait_ms.p99), Seconds(r.wait_ms.max)));
   row("gang wait p50 / p99",
       fmt::format("{} / {}", Seconds(r.gang_wait_ms.p50), Seconds(r.gang_wait_ms.p99)));
+  if (r.topology.labelled) {
+    row("gangs started / across racks / across zones",
+        fmt::format("{} / {} / {}", r.topology.gangs, r.topology.cross_rack,
+                    r.topology.cross_zone));
+  }
   row("completion p50 / p99",
       fmt::format("{} / {}", Seconds(r.completion_ms.p50), Seconds(r.completion_ms.p99)));
   row("mean utilisation cpu / memory",

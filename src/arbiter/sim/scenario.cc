@@ -52,16 +52,7 @@ StatusOr<PodGroup> ParseGroup(const Value& v, std::int64_t now) {
   ARBITER_ASSIGN_OR_RETURN(std::int64_t created, v.Key("created").Int(now, 0));
   g.meta.creation_timestamp = At(created);
   if (const Value t = v.Key("topology"); !t.absent()) {
-    ARBITER_RETURN_IF_ERROR(t.CheckKeys({"mode", "level", "maxWaitSeconds"}));
-    TopologyRequest request;
-    ARBITER_ASSIGN_OR_RETURN(std::string mode, t.Key("mode").String("Required"));
-    StatusOr<TopologyMode> parsed_mode = ParseTopologyMode(mode);
-    if (!parsed_mode.ok()) return t.Key("mode").Error(parsed_mode.status().message());
-    request.mode = *parsed_mode;
-    ARBITER_ASSIGN_OR_RETURN(request.level, t.Key("level").RequiredString());
-    ARBITER_ASSIGN_OR_RETURN(std::int64_t wait, t.Key("maxWaitSeconds").Int(0, 0));
-    request.max_wait_seconds = static_cast<std::int32_t>(wait);
-    g.spec.topology = std::move(request);
+    ARBITER_ASSIGN_OR_RETURN(g.spec.topology, yaml::ParseTopology(t));
   }
   return g;
 }

@@ -15,6 +15,7 @@
 
 #include "arbiter/cache/snapshot.h"
 #include "arbiter/model/pod_group.h"
+#include "arbiter/plugins/topology.h"
 #include "arbiter/resource/resource_name.h"
 #include "arbiter/sim/forecast.h"
 #include "arbiter/sim/invariants.h"
@@ -124,6 +125,13 @@ class Simulation {
       total_cpu_ += n.allocatable.Get(kResourceCpu);
       total_memory_ += n.allocatable.Get(kResourceMemory);
       total_pods_ += n.allocatable.Get(kResourcePods);
+      for (const auto& [label, domains] :
+           {std::pair{kDefaultRackLabel, &node_rack_}, std::pair{kZoneLabel, &node_zone_}}) {
+        if (auto it = n.meta.labels.find(std::string(label)); it != n.meta.labels.end()) {
+          (*domains)[n.meta.name] = it->second;
+          report_.topology.labelled = true;
+        }
+      }
     }
     for (const auto& [name, queue] : cluster_->queues()) {
       queue_index_.emplace(name, queues_.size());
@@ -208,6 +216,7 @@ class Simulation {
     group.spec.min_member = spec.min_member;
     group.spec.queue = spec.queue;
     group.spec.priority_class_name = spec.priority_class_name;
+    group.spec.topology = spec.topology;
     if (spec.run_for_hint > 0) {
       const auto hint_ms = static_cast<std::int64_t>(
           std::ceil(static_cast<double>(spec.duration_ms) * spec.run_for_hint));
@@ -359,6 +368,7 @@ class Simulation {
         if (job.start_ms < 0) {
           job.start_ms = t;
           ++report_.jobs_started;
+          if (job.spec->min_member > 1 && report_.topology.labelled) CountDomains(job);
         }
         job.finish_at = t + job.spec->duration_ms;
         finishes_.emplace(job.finish_at, index);
@@ -683,6 +693,24 @@ class Simulation {
     }
   }
 
+  // The racks and zones of a gang's placed pods at its start.
+  void CountDomains(const JobState& job) {
+    std::set<std::string> racks;
+    std::set<std::string> zones;
+    for (const std::string& uid : job.pod_uids) {
+      auto pod = cluster_->pods().find(uid);
+      if (pod == cluster_->pods().end() || pod->second.spec.node_name.empty()) continue;
+      const std::string& node = pod->second.spec.node_name;
+      if (auto r = node_rack_.find(node); r != node_rack_.end()) racks.insert(r->second);
+      if (auto z = node_zone_.find(node); z != node_zone_.end()) zones.insert(z->second);
+    }
+    TopologyOutcome& out = report_.topology;
+    ++out.gangs;
+    out.cross_rack += racks.size() > 1 ? 1 : 0;
+    out.cross_zone += zones.size() > 1 ? 1 : 0;
+    racks_per_gang_.push_back(static_cast<double>(racks.size()));
+  }
+
   void Finish(std::chrono::steady_clock::time_point wall_start) {
     report_.end_ms = end_t_;
     report_.end_reason = end_reason_;
@@ -714,6 +742,7 @@ class Simulation {
       }
       report_.job_outcomes.push_back(std::move(outcome));
     }
+    report_.topology.racks_per_gang = Summarize(std::move(racks_per_gang_));
     report_.makespan_ms =
         (report_.jobs_finished == report_.jobs ? last_finish : end_t_) - first_arrival_;
     report_.eta.error_ms = Summarize(std::move(eta_error_ms_));
@@ -788,6 +817,8 @@ class Simulation {
   std::int64_t recreated_ = 0;
   std::vector<QueueState> queues_;
   std::map<std::string, std::size_t> queue_index_;
+  std::unordered_map<std::string, std::string> node_rack_, node_zone_;  // node name -> domain
+  std::vector<double> racks_per_gang_;
   // Finishes by time, then by job index (arrival order), so that ties are deterministic.
   std::priority_queue<std::pair<std::int64_t, std::size_t>,
                       std::vector<std::pair<std::int64_t, std::size_t>>, std::greater<>>

@@ -121,6 +121,17 @@ struct EtaAccuracy {
   double forecast_seconds = 0;  // wall time spent forecasting (performance, not decided)
 };
 
+// Where gangs started, when nodes are labelled with zones or racks (topology.kubernetes.io/zone,
+// topology.arbiter.dev/rack, the topology plugin's default labels): over the jobs of minMember
+// > 1, the domains their pods were on when they started.
+struct TopologyOutcome {
+  bool labelled = false;   // some node carries a zone or rack label; nothing is reported otherwise
+  std::int64_t gangs = 0;  // gangs that started
+  std::int64_t cross_rack = 0;  // of them, with pods in more than one rack
+  std::int64_t cross_zone = 0;  // in more than one zone
+  Summary racks_per_gang;       // racks each gang's pods were on at its start
+};
+
 struct Performance {
   std::vector<double> session_ms;   // every session's wall time (snapshot + session)
   Summary session;                  // of session_ms
@@ -191,6 +202,7 @@ struct SimulationReport {
   std::vector<JobOutcome> job_outcomes;       // in arrival order
   std::vector<std::string> never_started;     // first 20 names of jobs that never started
   EtaAccuracy eta;                            // with eta_every only
+  TopologyOutcome topology;                   // with nodes in zones or racks only
 
   Performance performance;
 };

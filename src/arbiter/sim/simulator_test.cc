@@ -136,6 +136,52 @@ TEST(Simulate, AGangThatCanNeverFitHoldsNothingAndIsReported) {
     EXPECT_EQ(Job(r, "default/small-" + std::to_string(i)).start_ms, 1000);
 }
 
+// Nodes labelled in racks: the report counts gangs whose pods started in more than one rack.
+// Two racks of 2 nodes × 4 CPU; a gang of 4 × 2 CPU asks for one rack. With the topology plugin
+// (the default configuration) it starts in one; without it the node scorer spreads it over both.
+TEST(Simulate, CountsGangsAcrossRacksWithAndWithoutTheTopologyPlugin) {
+  const ClusterSpec c = Cluster(R"(nodes:
+  - {name: a, replicas: 2, cpu: "4", memory: 8Gi,
+     labels: {topology.kubernetes.io/zone: z, topology.arbiter.dev/rack: a}}
+  - {name: b, replicas: 2, cpu: "4", memory: 8Gi,
+     labels: {topology.kubernetes.io/zone: z, topology.arbiter.dev/rack: b}}
+)");
+  const Workload w = Jobs(R"(jobs:
+  - {name: g, duration: 1m, topology: {mode: Required, level: rack},
+     tasks: [{name: t, replicas: 4, requests: {cpu: "2"}}]}
+  - {name: single, arrival: 2m, duration: 1m, tasks: [{name: t, requests: {cpu: "1"}}]}
+)");
+  SimulationOptions options;
+  StatusOr<SimulationReport> on = Simulate(c, w, options);
+  ASSERT_TRUE(on.ok()) << on.status().message();
+  EXPECT_TRUE(on->topology.labelled);
+  EXPECT_EQ(on->topology.gangs, 1);  // a job of one pod is no gang
+  EXPECT_EQ(on->topology.cross_rack, 0);
+  EXPECT_EQ(on->topology.cross_zone, 0);
+  EXPECT_EQ(on->topology.racks_per_gang.mean, 1);
+  const nlohmann::json summary = nlohmann::json::parse(ReportJson(*on, false))["summary"];
+  EXPECT_EQ(summary["topology"]["crossRack"], 0);
+  EXPECT_EQ(summary["topology"]["gangs"], 1);
+
+  for (TierConfig& tier : options.config.tiers) {
+    std::erase_if(tier.plugins, [](const PluginConfig& p) { return p.name == "topology"; });
+  }
+  StatusOr<SimulationReport> off = Simulate(c, w, options);
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  EXPECT_EQ(off->topology.gangs, 1);
+  EXPECT_EQ(off->topology.cross_rack, 1);
+  EXPECT_EQ(off->topology.racks_per_gang.mean, 2);
+  EXPECT_EQ(off->topology.cross_zone, 0);
+
+  // Nodes in no rack or zone: nothing is reported.
+  StatusOr<SimulationReport> plain =
+      Simulate(Cluster("nodes: [{name: n, replicas: 4, cpu: \"4\", memory: 8Gi}]\n"), w,
+               SimulationOptions());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->topology.labelled);
+  EXPECT_FALSE(nlohmann::json::parse(ReportJson(*plain, false))["summary"].contains("topology"));
+}
+
 TEST(Simulate, QueuesShareByWeight) {
   const ClusterSpec c = Cluster(R"(nodes: [{name: n, replicas: 4, cpu: "4", memory: 16Gi}]
 queues: [{name: a, weight: 1}, {name: b, weight: 3}]

@@ -169,8 +169,11 @@ Status ParseJobs(const Value& v, std::mt19937_64& rng, std::set<std::string>& jo
                  std::vector<JobSpec>& out) {
   ARBITER_RETURN_IF_ERROR(
       v.CheckKeys({"name", "replicas", "namespace", "queue", "priorityClassName", "minMember",
-                   "arrival", "interval", "duration", "runForHint", "tasks"}));
+                   "arrival", "interval", "duration", "runForHint", "topology", "tasks"}));
   JobSpec job;
+  if (const Value t = v.Key("topology"); !t.absent()) {
+    ARBITER_ASSIGN_OR_RETURN(job.topology, yaml::ParseTopology(t));
+  }
   if (const Value hint = v.Key("runForHint"); !hint.absent()) {
     double factor = 0;
     if (!hint.node().IsScalar() || !YAML::convert<double>::decode(hint.node(), factor) ||

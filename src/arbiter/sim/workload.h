@@ -35,6 +35,8 @@
 //                              # duration (Slurm users ask for more than they use), written to
 //                              # the PodGroup's arbiter.dev/run-for; from 0.01 to 100; absent:
 //                              # no estimate (what reservations' backfill and forecasts read)
+//       topology: {mode: Required, level: rack}   # the PodGroup's spec.topology (optional;
+//                              # docs/placement.md#topology): its minimum in one rack
 //       tasks:                 # the job's pods, by role
 //         - name: worker       # pods mpi-0-worker-0 ... (label arbiter.dev/task: worker)
 //           replicas: 3
@@ -82,6 +84,7 @@
 #include "arbiter/framework/config.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/pod.h"
+#include "arbiter/model/pod_group.h"
 #include "arbiter/model/priority_class.h"
 #include "arbiter/model/queue.h"
 #include "arbiter/resource/resource_list.h"
@@ -115,7 +118,8 @@ struct JobSpec {
   std::int32_t min_member = 1;
   std::int64_t arrival_ms = 0;
   std::int64_t duration_ms = 0;
-  double run_for_hint = 0;  // factor of duration_ms; 0: no arbiter.dev/run-for
+  double run_for_hint = 0;                  // factor of duration_ms; 0: no arbiter.dev/run-for
+  std::optional<TopologyRequest> topology;  // the PodGroup's spec.topology
   std::vector<TaskSpec> tasks;
   // Where it was defined, for errors found later: "w.yaml:12: jobs[1].queue", "t.csv:40".
   std::string queue_origin;

@@ -152,6 +152,20 @@ TEST(ParseWorkload, ARunForHintIsAFactorOfTheDuration) {
   EXPECT_DOUBLE_EQ(w->jobs[1].run_for_hint, 0);
 }
 
+TEST(ParseWorkload, ATopologyGoesToThePodGroup) {
+  StatusOr<Workload> w = ParseWorkload(
+      "jobs:\n  - {name: a, duration: 1m, topology: {mode: Preferred, level: rack, "
+      "maxWaitSeconds: 30}, tasks: [{name: t}]}\n"
+      "  - {name: b, duration: 1m, tasks: [{name: t}]}\n",
+      "w.yaml", 1);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_TRUE(w->jobs[0].topology.has_value());
+  EXPECT_EQ(w->jobs[0].topology->mode, TopologyMode::kPreferred);
+  EXPECT_EQ(w->jobs[0].topology->level, "rack");
+  EXPECT_EQ(w->jobs[0].topology->max_wait_seconds, 30);
+  EXPECT_FALSE(w->jobs[1].topology.has_value());
+}
+
 TEST(ParseWorkload, ErrorsNameFileLineAndField) {
   struct Case {
     const char* yaml;
@@ -166,6 +180,12 @@ TEST(ParseWorkload, ErrorsNameFileLineAndField) {
        "w.yaml:3: jobs[0].duration: expected a duration"},
       {"jobs:\n  - name: j\n    duration: 1m\n    runForHint: 0\n    tasks: [{name: t}]\n",
        "w.yaml:4: jobs[0].runForHint: expected a factor of the duration from 0.01 to 100"},
+      {"jobs:\n  - name: j\n    duration: 1m\n    topology: {mode: Always, level: rack}\n"
+       "    tasks: [{name: t}]\n",
+       "w.yaml:4: jobs[0].topology.mode"},
+      {"jobs:\n  - name: j\n    duration: 1m\n    topology: {mode: Required}\n"
+       "    tasks: [{name: t}]\n",
+       "w.yaml:4: jobs[0].topology.level"},
       {"jobs:\n  - name: j\n    duration: {uniform: [2m, 1m]}\n    tasks: [{name: t}]\n",
        "jobs[0].duration.uniform: high is below low"},
       {"jobs:\n  - name: j\n    duration: {normal: 1m}\n    tasks: [{name: t}]\n",

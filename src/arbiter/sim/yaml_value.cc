@@ -108,6 +108,19 @@ StatusOr<Queue> ParseQueue(const Value& v, Known& known) {
   return q;
 }
 
+StatusOr<TopologyRequest> ParseTopology(const Value& v) {
+  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"mode", "level", "maxWaitSeconds"}));
+  TopologyRequest request;
+  ARBITER_ASSIGN_OR_RETURN(std::string mode, v.Key("mode").String("Required"));
+  StatusOr<TopologyMode> parsed_mode = ParseTopologyMode(mode);
+  if (!parsed_mode.ok()) return v.Key("mode").Error(parsed_mode.status().message());
+  request.mode = *parsed_mode;
+  ARBITER_ASSIGN_OR_RETURN(request.level, v.Key("level").RequiredString());
+  ARBITER_ASSIGN_OR_RETURN(std::int64_t wait, v.Key("maxWaitSeconds").Int(0, 0));
+  request.max_wait_seconds = static_cast<std::int32_t>(wait);
+  return request;
+}
+
 StatusOr<Toleration> ParseToleration(const Value& v) {
   ARBITER_RETURN_IF_ERROR(v.CheckKeys({"key", "operator", "value", "effect"}));
   Toleration t;

@@ -25,6 +25,7 @@
 #include "arbiter/base/status.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/pod.h"
+#include "arbiter/model/pod_group.h"
 #include "arbiter/model/priority_class.h"
 #include "arbiter/model/queue.h"
 #include "arbiter/resource/quantity.h"
@@ -230,6 +231,8 @@ StatusOr<std::vector<Node>> ParseNodes(const Value& v, Known& known);
 StatusOr<PriorityClass> ParsePriorityClass(const Value& v, Known& known);
 StatusOr<Queue> ParseQueue(const Value& v, Known& known);
 StatusOr<Toleration> ParseToleration(const Value& v);
+// `topology: {mode: Required|Preferred, level: rack, maxWaitSeconds: 60}` (a PodGroup's).
+StatusOr<TopologyRequest> ParseTopology(const Value& v);
 StatusOr<NodeSelector> ParseNodeAffinity(const Value& v);
 StatusOr<std::vector<HostPort>> ParseHostPorts(const Value& v);
 
