@@ -13,7 +13,8 @@
 #     uninterrupted one does (one restart, then Failed after its second failure);
 #  7. a job of priority low and maxRetry 0 (3 pods, the whole node) preempted by a pod of priority
 #     high: it restarts (reason PodPreempted, preemptionCount 1) without using a retry (retryCount
-#     0, not Failed), waits while the pod of high runs, and runs again once it is gone.
+#     0, not Failed), waits while the pod of high runs, and runs again once it is gone;
+#  8. its spec.topology set, then removed: its PodGroup follows each time.
 # shellcheck source-path=SCRIPTDIR disable=SC2119,SC2016  # optional flags; eval '...' on purpose
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -224,5 +225,14 @@ holds_for "job victim waits, whole, while the pod of high runs" 3 \
 kn delete pod urgent >/dev/null
 wait_until "job victim runs again once the pod of high is gone" 60 bj_phase_is victim Running
 expect "still no retry used" eval '[[ $(bj_field victim .status.retryCount) == 0 ]]'
+
+# 8. A topology changed once the job's PodGroup exists reaches the PodGroup; removed, it goes.
+kn patch batchjob victim --type=merge \
+  -p '{"spec": {"topology": {"mode": "Preferred", "level": "rack", "maxWaitSeconds": 30}}}' >/dev/null
+pg_topology() { kn get podgroup victim -o jsonpath='{.spec.topology.mode}/{.spec.topology.level}/{.spec.topology.maxWaitSeconds}'; }
+wait_until "job victim's new topology reaches its PodGroup" 30 eval '[[ $(pg_topology) == Preferred/rack/30 ]]'
+kn patch batchjob victim --type=merge -p '{"spec": {"topology": null}}' >/dev/null
+wait_until "removed from the job, it is removed from the PodGroup" 30 eval '[[ $(pg_topology) == // ]]'
+expect "job victim still runs" bj_phase_is victim Running
 
 e2e_done

@@ -220,6 +220,15 @@ class Planner {
             "spec.suspend is false: starting once the pods of the suspended attempt are gone");
     }
     plan_.create_group = obs_.group == nullptr ? std::optional(JobPodGroup(job_)) : std::nullopt;
+    // The topology is the one part of the group a user may still change once it exists (a
+    // Required gang made Preferred while it waits): the group follows, if it is the job's own.
+    if (obs_.group != nullptr && obs_.group->spec.topology != job_.spec.topology) {
+      const OwnerReference* owner = obs_.group->meta.Controller();
+      if (owner != nullptr && owner->uid == job_.meta.uid) {
+        plan_.set_group_topology = job_.spec.topology;
+        plan_.notes.emplace_back("spec.topology changed: given to its podgroup");
+      }
+    }
     plan_.ensure_service = true;
     plan_.ensure_hosts = true;
     const std::int32_t stale = DeleteStale();
@@ -624,6 +633,25 @@ PodGroup JobPodGroup(const BatchJob& job) {
   if (any_gated) min = std::min(min, ungated);
   group.spec.min_member = static_cast<std::int32_t>(std::max<std::int64_t>(1, min));
   return group;
+}
+
+namespace {
+
+json TopologyObject(const std::optional<TopologyRequest>& t) {
+  if (!t.has_value()) return nullptr;
+  json out = {{"mode", TopologyModeName(t->mode)}, {"level", t->level}};
+  if (t->max_wait_seconds > 0) out["maxWaitSeconds"] = t->max_wait_seconds;
+  return out;
+}
+
+}  // namespace
+
+std::string TopologyJson(const std::optional<TopologyRequest>& topology) {
+  return TopologyObject(topology).dump();
+}
+
+std::string PodGroupTopologyPatchJson(const std::optional<TopologyRequest>& topology) {
+  return json{{"spec", {{"topology", TopologyObject(topology)}}}}.dump();
 }
 
 std::string JobServiceJson(const BatchJob& job) {

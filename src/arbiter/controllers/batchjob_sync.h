@@ -92,6 +92,9 @@ struct JobPlan {
   std::optional<BatchJobStatus> status;
   // Create the job's PodGroup (when it is not observed), Service and hosts ConfigMap.
   std::optional<PodGroup> create_group;
+  // The job's spec.topology changed since its PodGroup (owned by the job) was made: the
+  // PodGroup's spec.topology is set to it (nullopt inside: removed).
+  std::optional<std::optional<TopologyRequest>> set_group_topology;
   bool ensure_service = false;
   bool ensure_hosts = false;
   std::vector<PodToDelete> delete_pods;
@@ -113,6 +116,9 @@ PodGroup JobPodGroup(const BatchJob& job);
 // (<job>-<task>-<i>.<job>), and "hostfile" all of them.
 std::string JobServiceJson(const BatchJob& job);
 std::string JobHostsConfigMapJson(const BatchJob& job);
+// spec.topology as JSON ("null" when absent), and the merge patch that sets a PodGroup's to it.
+std::string TopologyJson(const std::optional<TopologyRequest>& topology);
+std::string PodGroupTopologyPatchJson(const std::optional<TopologyRequest>& topology);
 // A merge patch of the status subresource, guarded by the job's resourceVersion.
 std::string JobStatusPatchJson(const BatchJob& job, const BatchJobStatus& status);
 

@@ -52,6 +52,9 @@ class World {
     if (plan.status.has_value()) WriteStatus(*plan.status);
     if (steps < 2) return plan;
     if (plan.create_group.has_value() && !group_) group_ = plan.create_group;
+    if (plan.set_group_topology.has_value() && group_) {
+      group_->spec.topology = *plan.set_group_topology;
+    }
     deleted_job_ = deleted_job_ || plan.delete_job;
     for (const PodToDelete& d : plan.delete_pods) {
       auto it = pods_.find(d.name);
@@ -151,6 +154,15 @@ class World {
   void Advance(std::chrono::seconds s) { now_ += s; }
   // A controller that starts afresh never heard of the deletions its predecessor watched.
   void ForgetWatchedDeletions() { gone_.clear(); }
+  void SetTopology(std::optional<TopologyRequest> topology) {
+    job_.spec.topology = std::move(topology);
+    ++job_.meta.generation;
+  }
+  // The group made by someone else, with the job's name (not owned by the job).
+  void DisownGroup() {
+    ASSERT_TRUE(group_.has_value());
+    group_->meta.owner_references.clear();
+  }
   void SetSuspend(bool suspend) {
     job_.spec.suspend = suspend;
     ++job_.meta.generation;
@@ -479,6 +491,36 @@ TEST(BatchJobSyncTest, ThePodGroupCarriesTheJobsTopology) {
   EXPECT_EQ(JobPodGroup(job).spec.topology,
             (TopologyRequest{TopologyMode::kPreferred, "rack", 60}));
   EXPECT_FALSE(JobPodGroup(ParseJob(R"({"tasks": [{"name": "w"}]})")).spec.topology.has_value());
+}
+
+// A topology changed once the PodGroup exists (a Required gang made Preferred while it waits)
+// reaches the PodGroup; removed, it is removed there; a group the job does not own is left alone.
+TEST(BatchJobSyncTest, AChangedTopologyReachesThePodGroup) {
+  World world(
+      ParseJob(R"({"topology": {"mode": "Required", "level": "rack"}, "tasks": [{"name": "w"}]})"));
+  world.Settle();
+  ASSERT_TRUE(world.group().has_value());
+  EXPECT_EQ(world.group()->spec.topology, (TopologyRequest{TopologyMode::kRequired, "rack", 0}));
+  EXPECT_FALSE(world.Sync().set_group_topology.has_value());  // unchanged: nothing to write
+
+  world.SetTopology(TopologyRequest{TopologyMode::kPreferred, "rack", 60});
+  JobPlan plan = world.Sync();
+  ASSERT_TRUE(plan.set_group_topology.has_value());
+  EXPECT_EQ(world.group()->spec.topology, (TopologyRequest{TopologyMode::kPreferred, "rack", 60}));
+  EXPECT_FALSE(world.Sync().set_group_topology.has_value());
+
+  world.SetTopology(std::nullopt);
+  plan = world.Sync();
+  ASSERT_TRUE(plan.set_group_topology.has_value());
+  EXPECT_FALSE(plan.set_group_topology->has_value());
+  EXPECT_FALSE(world.group()->spec.topology.has_value());
+  EXPECT_EQ(PodGroupTopologyPatchJson(std::nullopt), R"({"spec":{"topology":null}})");
+  EXPECT_EQ(PodGroupTopologyPatchJson(TopologyRequest{TopologyMode::kPreferred, "rack", 60}),
+            R"({"spec":{"topology":{"level":"rack","maxWaitSeconds":60,"mode":"Preferred"}}})");
+
+  world.DisownGroup();
+  world.SetTopology(TopologyRequest{TopologyMode::kRequired, "zone", 0});
+  EXPECT_FALSE(world.Sync().set_group_topology.has_value());
 }
 
 TEST(BatchJobSyncTest, ActiveDeadlineFailsARunningJob) {

@@ -37,9 +37,8 @@ std::string PodGroupCreateJson(const PodGroup& group) {
   if (!group.spec.priority_class_name.empty()) {
     spec["priorityClassName"] = group.spec.priority_class_name;
   }
-  if (const std::optional<TopologyRequest>& t = group.spec.topology) {
-    spec["topology"] = {{"mode", TopologyModeName(t->mode)}, {"level", t->level}};
-    if (t->max_wait_seconds > 0) spec["topology"]["maxWaitSeconds"] = t->max_wait_seconds;
+  if (group.spec.topology.has_value()) {
+    spec["topology"] = nlohmann::json::parse(controllers::TopologyJson(group.spec.topology));
   }
   nlohmann::json body = {{"apiVersion", "arbiter.dev/v1alpha1"},
                          {"kind", "PodGroup"},
@@ -634,6 +633,14 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
       created_[key] = clock_.MonotonicNow();
     } else {
       ReportOnce("batchjob " + key + ": creating its podgroup", created.status());
+    }
+  }
+  if (plan.set_group_topology.has_value()) {
+    StatusOr<std::string> patched = Writer().Patch(
+        "/apis/arbiter.dev/v1alpha1/namespaces/" + ns + "/podgroups/" + job.meta.name,
+        controllers::PodGroupTopologyPatchJson(*plan.set_group_topology), k8s::PatchType::kMerge);
+    if (!patched.ok() && patched.status().code() != StatusCode::kNotFound) {
+      ReportOnce("batchjob " + key + ": giving its podgroup the new topology", patched.status());
     }
   }
   if ((plan.ensure_service || plan.ensure_hosts) && !aux_made_.contains(job.meta.uid)) {
