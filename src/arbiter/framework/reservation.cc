@@ -184,6 +184,33 @@ std::optional<Choice> ChooseNodes(const Session& session, JobIndex j,
   return choice;
 }
 
+// For a gang that asks for a topology, the nodes are chosen inside one of the domains its plan
+// names (each tried, the earliest start kept; a tie goes to the domain the plan puts first,
+// the tightest fit), since nodes spread over domains would be of no use to a Required gang and
+// would hold a Preferred one to a spread; otherwise among all of `allowed`.
+std::optional<Choice> ChooseFor(const Session& session, JobIndex j,
+                                const std::vector<bool>& allowed) {
+  const std::optional<TopologyPlan> plan = session.TopologyPlanOf(j);
+  if (!plan.has_value()) return ChooseNodes(session, j, allowed);
+  std::optional<Choice> best;
+  const auto consider = [&](const TopologyDomain& domain) {
+    std::vector<bool> within(allowed.size());
+    bool any = false;
+    for (NodeIndex n : domain.nodes) {
+      within[n.pos()] = allowed[n.pos()];
+      any = any || allowed[n.pos()];
+    }
+    if (!any) return;
+    std::optional<Choice> choice = ChooseNodes(session, j, within);
+    if (!choice.has_value()) return;
+    const Time start = choice->start.value_or(kSomeDay);
+    if (!best.has_value() || start < best->start.value_or(kSomeDay)) best = std::move(choice);
+  };
+  for (const TopologyDomain& domain : plan->tries) consider(domain);
+  for (const TopologyDomain& domain : plan->others) consider(domain);
+  return best;
+}
+
 // Whether any of the job's pods holds a node (placed, binding or running; not leaving).
 bool PartlyStarted(const Session& session, JobIndex j) {
   const JobInfo& job = session.job(j);
@@ -198,9 +225,6 @@ bool Eligible(const Session& session, JobIndex j) {
   const JobInfo& job = session.job(j);
   const PodGroupPhase phase = session.job_phase(j);
   if (job.group == nullptr || job.queue_index == kNoQueue) return false;
-  // Its nodes would be chosen without regard to the domain it must start in (docs/placement.md:
-  // not yet).
-  if (job.group->spec.topology.has_value()) return false;
   if (phase != PodGroupPhase::kPending && phase != PodGroupPhase::kInqueue) return false;
   if (session.PendingTasks(j).empty() || session.JobReady(j) || PartlyStarted(session, j)) {
     return false;
@@ -263,12 +287,12 @@ std::vector<ActiveReservation> ReservationBook::Update(const Session& session) {
   // Nodes kept where they still can hold the gang; chosen again where they cannot.
   const auto keep = [&](JobIndex j, Entry entry) {
     if (std::optional<std::vector<bool>> nodes = NamedNodes(session, entry.nodes, reserved)) {
-      if (std::optional<Choice> choice = ChooseNodes(session, j, *nodes)) {
+      if (std::optional<Choice> choice = ChooseFor(session, j, *nodes)) {
         hold(j, std::move(entry), *choice);
         return;
       }
     }
-    if (std::optional<Choice> choice = ChooseNodes(session, j, InScope(session, reserved))) {
+    if (std::optional<Choice> choice = ChooseFor(session, j, InScope(session, reserved))) {
       hold(j, std::move(entry), *choice);
     }
   };

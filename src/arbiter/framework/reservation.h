@@ -17,8 +17,8 @@
 // Election: gangs (a PodGroup with minMember > 1) admitted or pending, none of whose pods holds a
 // node, valid, in a queue that exists and is not over its deserved share, whose queue's
 // capability has room for them, that were created at least `wait` ago; longest waiting first.
-// Not yet gangs that ask for a topology (spec.topology): their nodes would be chosen without
-// regard to the domain they must start in.
+// A gang that asks for a topology (spec.topology) has its nodes chosen inside one domain of its
+// level: each domain of its plan is tried and the one where it fits the soonest is taken.
 //
 // Thread safety: used by the session's thread only.
 #pragma once
