@@ -23,7 +23,9 @@
 # docs/reliability.md).
 #
 # Environment: SOAK_OUT (default _output/soak/<UTC time>), SOAK_SEED (default: the time),
-# SOAK_CHURN_S. Needs build/bin/arbiter-scheduler (hack/build.sh) and the local control plane
+# SOAK_CHURN_S, SOAK_FAULTS (a fixed sequence of faults, e.g. "none 429 none", repeated instead of
+# drawn at random: to reproduce what a round did). Each sample's open descriptors are listed by
+# kind (socket, pipe, anon_inode:[eventfd]...) in descriptors.txt. Needs build/bin/arbiter-scheduler (hack/build.sh) and the local control plane
 # (hack/cluster/build.sh; up.sh builds it when missing).
 # shellcheck source-path=SCRIPTDIR disable=SC2119  # rel_start_scheduler's flags are optional
 set -euo pipefail
@@ -178,6 +180,9 @@ start_fault() {
       wait_until "the API server reaches etcd again" 60 api_ready ;;
   esac
 }
+for f in ${SOAK_FAULTS:-}; do
+  [[ " ${FAULTS[*]} " == *" $f "* ]] || fail "SOAK_FAULTS: no fault '$f' (there are: ${FAULTS[*]})"
+done
 stop_faults() { fault_rules '{"rules": []}'; }
 
 list_count() { k get "$@" --no-headers 2>/dev/null | wc -l; }
@@ -201,7 +206,12 @@ start=$(date +%s)
 round=0
 while (($(date +%s) - start < total_s)); do
   round=$((round + 1))
-  fault=${FAULTS[$(pick ${#FAULTS[@]})]}
+  if [[ -n ${SOAK_FAULTS:-} ]]; then
+    read -ra fixed <<<"$SOAK_FAULTS"
+    fault=${fixed[$(((round - 1) % ${#fixed[@]}))]}
+  else
+    fault=${FAULTS[$(pick ${#FAULTS[@]})]}
+  fi
   e2e_log "round $round: fault $fault"
   case $fault in
     apiserver-restart | etcd-pause) start_fault "$fault" & fault_pid=$! ;;
@@ -226,6 +236,11 @@ while (($(date +%s) - start < total_s)); do
     "$(metric arbiter_watch_lists_total)" "$(metric arbiter_api_requests_total)" \
     "$(metric arbiter_binds_total 'result="bound"')" "$(fault_stat requests)" >>"$samples"
   e2e_log "round $round sampled: $(tail -n 1 "$samples")"
+  {
+    echo "round $round ($fault):"
+    find "/proc/$E2E_SCHEDULER_PID/fd" -mindepth 1 -maxdepth 1 -printf '%l\n' |
+      sed 's/:\[[0-9]*\]$//' | sort | uniq -c
+  } >>"$out/descriptors.txt"
 done
 
 # A kube-apiserver just started refuses requests (403) until its RBAC informers have synced; any

@@ -3,6 +3,7 @@
 // any error, and a streamed watch. Needs KUBECONFIG pointing into a cluster made by up.sh, whose
 // directory also holds ca.crt, admin.crt, admin.key and token (hack/test.sh arranges this).
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "arbiter/base/clock.h"
 #include "arbiter/base/log.h"
 #include "arbiter/k8s/http_transport.h"
 
@@ -95,6 +97,41 @@ TEST_F(TransportTest, KeepsAtMostMaxIdleConnectionsAfterABurst) {
   StatusOr<HttpResponse> r = t->Do(HttpRequest::Get("/version"));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(t->idle_connections(), 3U);
+}
+
+// After a burst the pool does not stay at its peak: a connection left idle longer than
+// idle_timeout is closed, while the ones in steady use are kept.
+TEST_F(TransportTest, ClosesConnectionsIdleLongerThanTheTimeout) {
+  FakeClock clock;
+  TransportOptions o = Options();
+  o.credentials = std::make_shared<StaticToken>(token_);
+  o.max_idle_connections = 3;
+  o.idle_timeout = std::chrono::seconds(90);
+  o.clock = &clock;
+  auto t = Make(o);
+  ASSERT_NE(t, nullptr);
+  std::vector<std::thread> burst;
+  for (int i = 0; i < 3; ++i) {
+    burst.emplace_back(
+        [&] { (void)t->Do(HttpRequest::Get("/api/v1/namespaces?watch=true&timeoutSeconds=1")); });
+  }
+  for (std::thread& th : burst) th.join();
+  ASSERT_EQ(t->idle_connections(), 3U);
+
+  clock.Advance(std::chrono::seconds(60));
+  StatusOr<HttpResponse> r = t->Do(HttpRequest::Get("/version"));  // reuses the newest
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(t->idle_connections(), 3U);  // none idle for 90 s yet
+
+  clock.Advance(std::chrono::seconds(31));
+  EXPECT_EQ(t->idle_connections(),
+            1U);  // the two unused for 91 s closed; the one used at 60 s kept
+  r = t->Do(HttpRequest::Get("/version"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(t->idle_connections(), 1U);
+
+  clock.Advance(std::chrono::seconds(91));
+  EXPECT_EQ(t->idle_connections(), 0U);
 }
 
 TEST_F(TransportTest, TokenFileIsReadAndUsed) {

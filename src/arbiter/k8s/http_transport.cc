@@ -109,6 +109,7 @@ struct HttpTransport::Handle {
 
   CURL* easy;
   curl_slist* headers = nullptr;
+  Clock::MonotonicTime idle_since{};
   char error[CURL_ERROR_SIZE] = {};
 };
 
@@ -144,9 +145,22 @@ HttpTransport::HttpTransport(TransportOptions options)
 
 HttpTransport::~HttpTransport() = default;
 
+void HttpTransport::TakeExpired(std::vector<std::unique_ptr<Handle>>& expired) {
+  if (options_.idle_timeout.count() <= 0) return;
+  // Released in time order and reused from the back: the oldest are at the front.
+  Clock::MonotonicTime cutoff = clock_.MonotonicNow() - options_.idle_timeout;
+  auto first_kept = idle_.begin();
+  while (first_kept != idle_.end() && (*first_kept)->idle_since < cutoff) ++first_kept;
+  expired.insert(expired.end(), std::make_move_iterator(idle_.begin()),
+                 std::make_move_iterator(first_kept));
+  idle_.erase(idle_.begin(), first_kept);
+}
+
 std::unique_ptr<HttpTransport::Handle> HttpTransport::Acquire() {
+  std::vector<std::unique_ptr<Handle>> expired;  // closed after the lock is released
   {
     std::lock_guard lock(mu_);
+    TakeExpired(expired);
     if (!idle_.empty()) {
       std::unique_ptr<Handle> h = std::move(idle_.back());
       idle_.pop_back();
@@ -157,13 +171,18 @@ std::unique_ptr<HttpTransport::Handle> HttpTransport::Acquire() {
 }
 
 std::size_t HttpTransport::idle_connections() {
+  std::vector<std::unique_ptr<Handle>> expired;
   std::lock_guard lock(mu_);
+  TakeExpired(expired);
   return idle_.size();
 }
 
 void HttpTransport::Release(std::unique_ptr<Handle> handle) {
+  std::vector<std::unique_ptr<Handle>> expired;
   std::lock_guard lock(mu_);
+  TakeExpired(expired);
   if (idle_.size() >= options_.max_idle_connections) return;  // closed here, outside the pool
+  handle->idle_since = clock_.MonotonicNow();
   idle_.push_back(std::move(handle));
 }
 

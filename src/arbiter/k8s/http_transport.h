@@ -99,6 +99,11 @@ struct TransportOptions {
   // burst of requests, such as binds waiting out a 429, would otherwise leave the pool at its
   // peak for good: the soak saw descriptors step up after such rounds).
   std::size_t max_idle_connections = 16;
+  // A connection left unused this long is closed (Go's IdleConnTimeout, which client-go keeps at
+  // 90 s): a burst (binds waiting out 429s) opens a connection per request in flight, and without
+  // this the pool would stay at that peak while steady traffic uses only its newest handles (each
+  // costs three descriptors: the socket and curl's wake-up socket pair). 0: never.
+  std::chrono::milliseconds idle_timeout{90'000};
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10'000};
   std::uint64_t seed = 1;  // jitter
@@ -156,7 +161,7 @@ class HttpTransport {
 
   const std::string& server() const { return options_.server; }
 
-  // Connections (handles) kept open for the next requests.
+  // Connections (handles) kept open for the next requests, those idle too long closed first.
   std::size_t idle_connections();
 
  private:
@@ -164,6 +169,9 @@ class HttpTransport {
   struct Handle;
   std::unique_ptr<Handle> Acquire();
   void Release(std::unique_ptr<Handle> handle);
+  // Moves the handles idle longer than idle_timeout out of the pool (into `expired`, to be closed
+  // outside the lock). Requires mu_.
+  void TakeExpired(std::vector<std::unique_ptr<Handle>>& expired);
   Status Prepare(Handle& handle, const HttpRequest& request);
   // Waits for the rate limit, then a prepared handle for the request.
   StatusOr<std::unique_ptr<Handle>> Begin(const HttpRequest& request);
