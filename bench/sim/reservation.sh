@@ -10,27 +10,9 @@
 # Needs build/bin/arbiterctl (hack/build.sh) and python3.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-arbiterctl="${ARBITERCTL:-$root/build/bin/arbiterctl}"
-seeds=5 wait=60 nodes=0 jobs=0
-out="$root/_output/bench/reservation-$(date -u +%Y%m%dT%H%M%SZ)"
-while (($#)); do
-  case "$1" in
-    --seeds) seeds="$2"; shift 2 ;;
-    --wait) wait="$2"; shift 2 ;;
-    --nodes) nodes="$2"; shift 2 ;;
-    --jobs) jobs="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-    *) echo "unknown option: $1" >&2; exit 2 ;;
-  esac
-done
-[[ -x $arbiterctl ]] || { echo "no $arbiterctl: run hack/build.sh" >&2; exit 2; }
-mkdir -p "$out"
-
-sizes=()
-((nodes > 0)) && sizes+=(--nodes "$nodes")
-((jobs > 0)) && sizes+=(--jobs "$jobs")
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+sim_options reservation 10 "$@"
 "$arbiterctl" generate starvation "${sizes[@]}" --cluster-out "$out/cluster.yaml" \
   --workload-out "$out/workload.yaml" >/dev/null
 base='actions: [enqueue, allocate, preempt, reclaim, backfill]
@@ -92,9 +74,13 @@ for mode in ("off", "on"):
           f"max {max(big):.0f} s ({len(big)} started); small jobs' mean wait {statistics.mean(small):.1f} s; "
           f"cpu util {statistics.mean(util):.3f}; makespan {statistics.mean(span):.0f} s")
 off, on = totals["off"], totals["on"]
-print(f"on/off: big gang max wait x{max(on[0]) / max(off[0]):.2f}, small jobs' mean wait "
-      f"x{statistics.mean(on[1]) / statistics.mean(off[1]):.2f}, cpu util "
-      f"x{statistics.mean(on[2]) / statistics.mean(off[2]):.3f}, makespan "
-      f"x{statistics.mean(on[3]) / statistics.mean(off[3]):.3f}")
+
+def ratio(a, b, digits):
+    return f"x{a / b:.{digits}f}" if b else "n/a (nothing waited without it)"
+
+print(f"on/off: big gang max wait {ratio(max(on[0]), max(off[0]), 2)}, small jobs' mean wait "
+      f"{ratio(statistics.mean(on[1]), statistics.mean(off[1]), 2)}, cpu util "
+      f"{ratio(statistics.mean(on[2]), statistics.mean(off[2]), 3)}, makespan "
+      f"{ratio(statistics.mean(on[3]), statistics.mean(off[3]), 3)}")
 PY
 echo "reports in $out" >&2

@@ -13,27 +13,9 @@
 # Needs build/bin/arbiterctl (hack/build.sh) and python3.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-arbiterctl="${ARBITERCTL:-$root/build/bin/arbiterctl}"
-seeds=5 wait=60 nodes=0 jobs=0
-out="$root/_output/bench/topology-$(date -u +%Y%m%dT%H%M%SZ)"
-while (($#)); do
-  case "$1" in
-    --seeds) seeds="$2"; shift 2 ;;
-    --wait) wait="$2"; shift 2 ;;
-    --nodes) nodes="$2"; shift 2 ;;
-    --jobs) jobs="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-    *) echo "unknown option: $1" >&2; exit 2 ;;
-  esac
-done
-[[ -x $arbiterctl ]] || { echo "no $arbiterctl: run hack/build.sh" >&2; exit 2; }
-mkdir -p "$out"
-
-sizes=()
-((nodes > 0)) && sizes+=(--nodes "$nodes")
-((jobs > 0)) && sizes+=(--jobs "$jobs")
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+sim_options topology 13 "$@"
 "$arbiterctl" generate topology "${sizes[@]}" --cluster-out "$out/cluster.yaml" \
   --workload-out "$out/required.workload.yaml" >/dev/null
 sed "s/mode: Required, level: rack/mode: Preferred, level: rack, maxWaitSeconds: $wait/" \

@@ -132,16 +132,6 @@ void AllocateJob(Session& session, JobIndex j) {
                            " pods fit together");
 }
 
-// Whether some of the job's pods hold a node (placed, binding or running; not those leaving,
-// whose gang is being preempted or reclaimed whole).
-bool PartlyStarted(const Session& session, JobIndex j) {
-  const JobInfo& job = session.job(j);
-  return std::any_of(job.tasks.begin(), job.tasks.end(), [&](TaskIndex t) {
-    const TaskState state = session.task_state(t);
-    return HoldsNode(state) && state != TaskState::kReleasing;
-  });
-}
-
 // A broken gang (it holds nodes below its minimum) that allocate could not complete: once it
 // has been broken (its PodGroup's Broken condition, set by outcome.cc) for the timeout, its pods
 // are evicted whole, so that the room it holds uselessly goes to others and the gang, its pods
@@ -234,7 +224,7 @@ void AllocateAction::Execute(Session& session) {
       continue;
     }
     if (session.JobReady(j)) continue;  // at its minimum already: backfill adds the rest
-    if (PartlyStarted(session, j)) {
+    if (session.job_holding_tasks(j) > 0) {
       broken.push_back(j);
     } else {
       by_queue[job.queue_index].push_back(j);

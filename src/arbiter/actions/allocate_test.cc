@@ -345,6 +345,19 @@ TEST(Allocate, ABrokenGangCompletedInTimeIsNotReleased) {
   EXPECT_EQ(broken->reason, "Completed");
 }
 
+// Its pods deleted by someone else (or finished) before the timeout: not broken any more, and
+// not said to be released, which the scheduler did not do.
+TEST(Allocate, ABrokenGangWhosePodsAreDeletedHoldsNothing) {
+  FakeCluster cluster = BrokenGang(/*controlled=*/true);
+  cluster.RunSession();
+  for (int i = 0; i < 4; ++i) cluster.DeletePod("default/g-" + std::to_string(i));
+  for (int s = 0; s < 3 * kBrokenTimeout; ++s) EXPECT_TRUE(cluster.RunSession().evictions.empty());
+  const Condition* broken = FindCondition(cluster.group("default/g").status.conditions, "Broken");
+  ASSERT_NE(broken, nullptr);
+  EXPECT_EQ(broken->status, "False");
+  EXPECT_EQ(broken->reason, "NoPodsHeld");
+}
+
 // A timeout of 0: never released.
 TEST(Allocate, ABrokenGangIsNeverReleasedWithTimeoutZero) {
   FakeCluster cluster = BrokenGang(/*controlled=*/true, /*timeout=*/0);

@@ -305,11 +305,7 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
   }
   // A gang holding nodes below its minimum: the condition's transition time is when it broke,
   // which the broken-gang timeout counts from (actions/allocate.cc), across sessions and restarts.
-  const auto held = static_cast<std::int32_t>(
-      std::count_if(info.tasks.begin(), info.tasks.end(), [&](TaskIndex t) {
-        const TaskState s = session.task_state(t);
-        return HoldsNode(s) && s != TaskState::kReleasing;
-      }));
+  const std::int32_t held = session.job_holding_tasks(j);
   if (held > 0 && ready < info.min_member) {
     SetCondition(status.conditions, "Broken", "True", "BelowMinMember",
                  std::to_string(held) + " pod(s) hold nodes, below minMember " +
@@ -319,8 +315,11 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
                  now);
   } else if (const Condition* c = FindCondition(status.conditions, "Broken");
              c != nullptr && c->IsTrue()) {
-    SetCondition(status.conditions, "Broken", "False", held > 0 ? "Completed" : "Released", "",
-                 now);
+    // Whole again, released by this session, or no longer holding anything (its pods deleted
+    // or finished).
+    const bool released = last != nullptr && last->kind == EvictionKind::kRelease;
+    SetCondition(status.conditions, "Broken", "False",
+                 held > 0 ? "Completed" : (released ? "Released" : "NoPodsHeld"), "", now);
   }
   if (ready >= info.min_member) {
     SetCondition(status.conditions, "Scheduled", "True", "Scheduled",

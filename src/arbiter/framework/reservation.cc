@@ -211,22 +211,13 @@ std::optional<Choice> ChooseFor(const Session& session, JobIndex j,
   return best;
 }
 
-// Whether any of the job's pods holds a node (placed, binding or running; not leaving).
-bool PartlyStarted(const Session& session, JobIndex j) {
-  const JobInfo& job = session.job(j);
-  return std::any_of(job.tasks.begin(), job.tasks.end(), [&](TaskIndex t) {
-    const TaskState state = session.task_state(t);
-    return HoldsNode(state) && state != TaskState::kReleasing;
-  });
-}
-
 // Whether the gang may hold a reservation this session (the wait aside).
 bool Eligible(const Session& session, JobIndex j) {
   const JobInfo& job = session.job(j);
   const PodGroupPhase phase = session.job_phase(j);
   if (job.group == nullptr || job.queue_index == kNoQueue) return false;
   if (phase != PodGroupPhase::kPending && phase != PodGroupPhase::kInqueue) return false;
-  if (session.PendingTasks(j).empty() || session.JobReady(j) || PartlyStarted(session, j)) {
+  if (session.PendingTasks(j).empty() || session.JobReady(j) || session.job_holding_tasks(j) > 0) {
     return false;
   }
   if (session.CheckJob(j).has_value() || session.QueueOverused(job.queue_index).has_value()) {

@@ -257,6 +257,15 @@ std::int32_t Session::job_ready_tasks(JobIndex j) const {
   return n;
 }
 
+std::int32_t Session::job_holding_tasks(JobIndex j) const {
+  std::int32_t n = 0;
+  for (TaskIndex t : job(j).tasks) {
+    const TaskState state = task_state(t);
+    n += (HoldsNode(state) && state != TaskState::kReleasing) ? 1 : 0;
+  }
+  return n;
+}
+
 std::int32_t Session::job_ready_tasks(JobIndex j, const std::string& task_name) const {
   std::int32_t n = 0;
   for (TaskIndex t : job(j).tasks) {

@@ -89,6 +89,8 @@ class Session {
   // by task name.
   std::int32_t job_ready_tasks(JobIndex j) const;
   std::int32_t job_ready_tasks(JobIndex j, const std::string& task_name) const;
+  // Tasks of the job that hold a node (placed, binding or running), not those being released.
+  std::int32_t job_holding_tasks(JobIndex j) const;
   // The job's pending tasks in task order.
   std::vector<TaskIndex> PendingTasks(JobIndex j) const;
   // What the job needs to start: its minResources, or else the requests of the pending tasks
