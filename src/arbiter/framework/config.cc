@@ -184,7 +184,7 @@ SchedulerConfig DefaultSchedulerConfig() {
   config.tiers.push_back(TierConfig{{PluginConfig{"priority", {}}, PluginConfig{"gang", {}},
                                      PluginConfig{"drf", {}}, PluginConfig{"proportion", {}}}});
   config.tiers.push_back(TierConfig{{PluginConfig{"predicates", {}}, PluginConfig{"nodeorder", {}},
-                                     PluginConfig{"topology", {}}}});
+                                     PluginConfig{"topology", {}}, PluginConfig{"locality", {}}}});
   return config;
 }
 

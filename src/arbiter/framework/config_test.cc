@@ -75,7 +75,8 @@ TEST(DefaultSchedulerConfig, ActionsAndTiers) {
   // node rules.
   EXPECT_THAT(PluginNames(config.tiers[0]), IsSupersetOf({"priority", "gang"}));
   EXPECT_EQ(PluginNames(config.tiers[0]).front(), "priority");
-  EXPECT_THAT(PluginNames(config.tiers[1]), ElementsAre("predicates", "nodeorder", "topology"));
+  EXPECT_THAT(PluginNames(config.tiers[1]),
+              ElementsAre("predicates", "nodeorder", "topology", "locality"));
 }
 
 TEST(DefaultSchedulerConfig, BuildsWithTheBuiltinRegistry) {
@@ -87,7 +88,7 @@ TEST(DefaultSchedulerConfig, BuildsWithTheBuiltinRegistry) {
   EXPECT_THAT(plugins.owned,
               SizeIs(config.tiers[0].plugins.size() + config.tiers[1].plugins.size()));
   // Extension points resolved per tier: priority orders jobs and tasks, gang is valid/ready in
-  // tier 0; predicates filters and nodeorder scores in tier 1.
+  // tier 0; predicates and locality (its delay) filter, nodeorder and locality score in tier 1.
   ASSERT_THAT(plugins.job_order, SizeIs(2));
   EXPECT_THAT(plugins.job_order[0], Not(IsEmpty()));
   EXPECT_THAT(plugins.job_order[1], IsEmpty());
@@ -95,9 +96,9 @@ TEST(DefaultSchedulerConfig, BuildsWithTheBuiltinRegistry) {
   EXPECT_THAT(plugins.job_valid[0], Not(IsEmpty()));
   EXPECT_THAT(plugins.job_ready[0], SizeIs(1));
   EXPECT_THAT(plugins.filter[0], IsEmpty());
-  EXPECT_THAT(plugins.filter[1], SizeIs(1));
+  EXPECT_THAT(plugins.filter[1], SizeIs(2));
   EXPECT_THAT(plugins.score[0], IsEmpty());
-  EXPECT_THAT(plugins.score[1], SizeIs(1));
+  EXPECT_THAT(plugins.score[1], SizeIs(2));
 }
 
 // --- Parsing ---
@@ -294,7 +295,7 @@ TEST(SchedulerCreate, UnknownPluginIsNamed) {
       CreateError("actions: [allocate]\ntiers:\n  - plugins: [{name: binpack}]\n");
   // The known names follow, sorted.
   EXPECT_THAT(error, HasSubstr("unknown plugin \"binpack\" (known: "));
-  EXPECT_THAT(error, HasSubstr("gang, nodeorder, predicates, priority"));
+  EXPECT_THAT(error, HasSubstr("gang, locality, nodeorder, predicates, priority"));
 }
 
 TEST(SchedulerCreate, UnknownActionIsNamed) {

@@ -57,6 +57,7 @@ Status ReadTime(value& v, Clock::WallTime& out);
 Status ReadQuantity(value& v, Quantity& out);
 // spec.topology of a PodGroup or a BatchJob (decode_podgroup.cc); null clears it.
 Status ReadTopology(value& v, std::optional<TopologyRequest>& out);
+Status ReadLocality(value& v, std::optional<LocalityRequest>& out);
 
 template <typename Int>
 Status ReadOptionalInt(value& v, std::optional<Int>& out) {

@@ -203,6 +203,26 @@ TEST(DecodePodGroupTest, ReadsTopology) {
   }
 }
 
+TEST(DecodePodGroupTest, ReadsLocality) {
+  StatusOr<PodGroup> group = Decode<PodGroup>(R"({"metadata": {"name": "g", "namespace": "ml"},
+    "spec": {"locality": {"nodes": ["n1", "n7"], "racks": ["r2"]}}})");
+  ASSERT_TRUE(group.ok()) << group.status();
+  EXPECT_EQ(group->spec.locality, (LocalityRequest{{"n1", "n7"}, {"r2"}}));
+  group = Decode<PodGroup>(
+      R"({"metadata": {"name": "g", "namespace": "ml"}, "spec": {"locality": null}})");
+  ASSERT_TRUE(group.ok()) << group.status();
+  EXPECT_EQ(group->spec.locality, std::nullopt);
+  for (const auto& [spec, error] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"locality": {"nodes": "n1"}})", "podgroup ml/g: spec.locality.nodes: "},
+           {R"({"locality": {"racks": ["r1", ""]}})",
+            "podgroup ml/g: spec.locality.racks[1]: must not be empty"}}) {
+    StatusOr<PodGroup> bad =
+        Decode<PodGroup>(R"({"metadata": {"name": "g", "namespace": "ml"}, "spec": )" + spec + "}");
+    ASSERT_FALSE(bad.ok()) << spec;
+    EXPECT_EQ(bad.status().message().substr(0, error.size()), error) << spec;
+  }
+}
+
 TEST(DecodePodGroupTest, DefaultsApplyWhenAbsent) {
   StatusOr<PodGroup> group =
       Decode<PodGroup>(R"({"metadata": {"name": "g", "namespace": "ml"}, "spec": {}})");

@@ -60,6 +60,29 @@ Status ReadTopology(value& v, std::optional<TopologyRequest>& out) {
   return Status::Ok();
 }
 
+Status ReadLocality(value& v, std::optional<LocalityRequest>& out) {
+  if (IsNull(v)) {
+    out.reset();
+    return Status::Ok();
+  }
+  LocalityRequest l;
+  Status read = ReadFields(v, [&](raw_json_string key, value& f) {
+    if (key == "nodes") return At("nodes", ReadStringArray(f, l.nodes));
+    if (key == "racks") return At("racks", ReadStringArray(f, l.racks));
+    return Status::Ok();
+  });
+  if (!read.ok()) return read;
+  for (const auto& [field, names] : {std::pair{"nodes", &l.nodes}, std::pair{"racks", &l.racks}}) {
+    for (std::size_t i = 0; i < names->size(); ++i) {
+      if ((*names)[i].empty()) {
+        return At(field, AtIndex(i, Here("must not be empty")));
+      }
+    }
+  }
+  out = std::move(l);
+  return Status::Ok();
+}
+
 Status ReadPodGroupSpec(value& v, PodGroupSpec& out, bool zero_is_one = false) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "minMember") return ReadMinMember(f, out.min_member, zero_is_one);
@@ -73,6 +96,7 @@ Status ReadPodGroupSpec(value& v, PodGroupSpec& out, bool zero_is_one = false) {
     }
     if (key == "minResources") return At("minResources", ReadResourceList(f, out.min_resources));
     if (key == "topology") return At("topology", ReadTopology(f, out.topology));
+    if (key == "locality") return At("locality", ReadLocality(f, out.locality));
     if (key == "minTaskMember") {
       return At("minTaskMember", ReadMap(f, [&](std::string_view task, value& item) {
                   std::int32_t n = 0;

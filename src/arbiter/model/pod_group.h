@@ -77,6 +77,16 @@ struct TopologyRequest {
   friend bool operator==(const TopologyRequest&, const TopologyRequest&) = default;
 };
 
+// spec.locality: where the job's data lives (plugins/locality.h): nodes holding a replica of its
+// input, and racks holding it. The scheduler prefers those nodes, then nodes in those racks (and
+// in the racks of those nodes), then any node, and may hold the job's pods for a bounded time
+// while only non-local room is free (delay scheduling).
+struct LocalityRequest {
+  std::vector<std::string> nodes;
+  std::vector<std::string> racks;
+  friend bool operator==(const LocalityRequest&, const LocalityRequest&) = default;
+};
+
 struct PodGroupSpec {
   std::int32_t min_member = 1;  // >= 1
   std::string queue{kDefaultQueueName};
@@ -90,6 +100,7 @@ struct PodGroupSpec {
   // Kubernetes' spec.priority: the priority its admission resolved from priorityClassName.
   std::optional<std::int32_t> priority;
   std::optional<TopologyRequest> topology;
+  std::optional<LocalityRequest> locality;
   friend bool operator==(const PodGroupSpec&, const PodGroupSpec&) = default;
 };
 

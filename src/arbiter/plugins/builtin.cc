@@ -3,6 +3,7 @@
 #include "arbiter/base/check.h"
 #include "arbiter/plugins/drf.h"
 #include "arbiter/plugins/gang.h"
+#include "arbiter/plugins/locality.h"
 #include "arbiter/plugins/nodeorder.h"
 #include "arbiter/plugins/predicates.h"
 #include "arbiter/plugins/priority.h"
@@ -24,6 +25,8 @@ void RegisterBuiltinPlugins(Registry& registry) {
       registry.AddPlugin(std::string(NodeOrderPlugin::kName), &NodeOrderPlugin::Create).ok());
   ARBITER_CHECK(
       registry.AddPlugin(std::string(TopologyPlugin::kName), &TopologyPlugin::Create).ok());
+  ARBITER_CHECK(
+      registry.AddPlugin(std::string(LocalityPlugin::kName), &LocalityPlugin::Create).ok());
 }
 
 }  // namespace arbiter

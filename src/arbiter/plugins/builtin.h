@@ -1,5 +1,6 @@
-// The plugins Arbiter ships, registered under their configuration names: gang, priority,
-// drf, proportion, predicates, nodeorder. Called from main() and from tests that build a Scheduler.
+// The plugins Arbiter ships, registered under their configuration names: gang, priority, drf,
+// proportion, predicates, nodeorder, topology, locality. Called from main() and from tests that
+// build a Scheduler.
 #pragma once
 
 #include "arbiter/base/status.h"

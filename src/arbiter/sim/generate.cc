@@ -1,6 +1,8 @@
 #include "arbiter/sim/generate.h"
 
 #include <algorithm>
+#include <random>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -36,7 +38,7 @@ std::string GangJobs(std::string_view name, std::int64_t jobs, std::int64_t size
 
 std::vector<std::string> GeneratorShapes() {
   return {"basic-pods", "small-gangs", "big-gangs", "tensorflow", "multi-queue",
-          "contention", "starvation",  "topology",  "scale"};
+          "contention", "starvation",  "topology",  "locality",   "scale"};
 }
 
 StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
@@ -180,6 +182,55 @@ StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
         "description: {} gangs of 4, 8, 16 and 32 pods of 4 CPU (5-15 min, Poisson, about 85 % "
         "of the CPU), each asking for one rack\njobs:\n{}",
         4 * per_size, gangs);
+  } else if (shape == "locality") {
+    // Data locality (docs/placement.md#data-locality): 4 racks of nodes of 16 CPU; 64 data sets,
+    // each stored as HDFS places blocks (one replica on a node of one rack, two on nodes of
+    // another), each read by a stream of jobs (Poisson) of 1 to 4 pods of 2 CPU for 1 to 4
+    // minutes, about 75 % of the CPU asked for. The data sets' nodes are drawn from a fixed seed,
+    // so the files are the same on every run; the simulator's seed draws arrivals and durations.
+    const std::int64_t racks = 4;
+    const std::int64_t per_rack = std::max<std::int64_t>(3, pick(options.nodes, 32) / racks);
+    const std::int64_t jobs = pick(options.jobs, 640);
+    const std::int64_t sets = 64;
+    const std::int64_t per_set = std::max<std::int64_t>(1, jobs / sets);
+    std::string nodes;
+    for (std::int64_t r = 0; r < racks; ++r) {
+      nodes += fmt::format(
+          "  - {{name: r{}, replicas: {}, cpu: \"16\", memory: 64Gi, pods: 110,\n"
+          "     labels: {{topology.arbiter.dev/rack: r{}}}}}\n",
+          r, per_rack, r);
+    }
+    out.cluster_yaml = fmt::format(
+        "description: {} racks of {} nodes of 16 CPU / 64Gi (nodes rR-0 ... rR-{})\nnodes:\n{}",
+        racks, per_rack, per_rack - 1, nodes);
+    // A job asks 2.5 pods x 2 CPU for 150 s on average; 75 % of the CPU is
+    // 0.75 x 16 x nodes CPU, so the 64 streams together bring that many jobs per 150 s.
+    const std::int64_t total_cpu = 16 * racks * per_rack;
+    const std::int64_t interval_ms = sets * 150'000 * 5 * 4 / (3 * total_cpu);
+    std::mt19937_64 rng(20261204);  // NOLINT(cert-msc32-c,cert-msc51-cpp): fixed on purpose
+    auto draw = [&](std::int64_t n) {
+      return static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(n));
+    };
+    std::string streams;
+    for (std::int64_t s = 0; s < sets; ++s) {
+      const std::int64_t first = draw(racks);
+      const std::int64_t second = (first + 1 + draw(racks - 1)) % racks;
+      const std::int64_t a = draw(per_rack);
+      const std::int64_t b = draw(per_rack);
+      const std::int64_t c = (b + 1 + draw(per_rack - 1)) % per_rack;
+      const std::int64_t pods = 1 + s % 4;
+      streams += fmt::format(
+          "  - {{name: d{}, replicas: {}, minMember: {}, arrival: {{exponential: {}ms}},\n"
+          "     interval: {{exponential: {}ms}},\n"
+          "     duration: {{uniform: [1m, 4m]}},\n"
+          "     locality: {{nodes: [r{}-{}, r{}-{}, r{}-{}]}},\n"
+          "     tasks: [{{name: task, replicas: {}, requests: {{cpu: \"2\", memory: 4Gi}}}}]}}\n",
+          s, per_set, pods, interval_ms, interval_ms, first, a, second, b, second, c, pods);
+    }
+    out.workload_yaml = fmt::format(
+        "description: {} jobs of 1-4 pods of 2 CPU (1-4 min, Poisson, about 75 % of the CPU) "
+        "reading 64 data sets, each on 3 nodes in 2 racks\njobs:\n{}",
+        per_set * sets, streams);
   } else if (shape == "contention") {
     // Preemption and reclaim at work: a floods the idle cluster, b and c arrive later and reclaim
     // their shares, and high-priority gangs of a preempt a's own jobs.

@@ -262,6 +262,14 @@ std::string ReportJson(const SimulationReport& r, bool include_performance) {
     topology["racksPerGang"] = SummaryJson(r.topology.racks_per_gang);
     summary["topology"] = std::move(topology);
   }
+  if (r.locality.pods > 0) {
+    Json locality;
+    locality["pods"] = r.locality.pods;
+    locality["nodeLocal"] = r.locality.node_local;
+    locality["rackLocal"] = r.locality.rack_local;
+    locality["remote"] = r.locality.remote;
+    summary["locality"] = std::move(locality);
+  }
   j["summary"] = std::move(summary);
   Json utilisation = Json::array();
   for (const UtilisationPoint& p : r.utilisation) {
@@ -370,6 +378,14 @@ std::string ReportHtml(const SimulationReport& r) {
     row("gangs started / across racks / across zones",
         fmt::format("{} / {} / {}", r.topology.gangs, r.topology.cross_rack,
                     r.topology.cross_zone));
+  }
+  if (r.locality.pods > 0) {
+    const auto percent = [&](std::int64_t n) {
+      return 100 * static_cast<double>(n) / static_cast<double>(r.locality.pods);
+    };
+    row("pods on their data: node / rack / elsewhere",
+        fmt::format("{:.1f} % / {:.1f} % / {:.1f} %", percent(r.locality.node_local),
+                    percent(r.locality.rack_local), percent(r.locality.remote)));
   }
   row("completion p50 / p99",
       fmt::format("{} / {}", Seconds(r.completion_ms.p50), Seconds(r.completion_ms.p99)));

@@ -217,6 +217,7 @@ class Simulation {
     group.spec.queue = spec.queue;
     group.spec.priority_class_name = spec.priority_class_name;
     group.spec.topology = spec.topology;
+    group.spec.locality = spec.locality;
     if (spec.run_for_hint > 0) {
       const auto hint_ms = static_cast<std::int64_t>(
           std::ceil(static_cast<double>(spec.duration_ms) * spec.run_for_hint));
@@ -360,6 +361,7 @@ class Simulation {
       touched.insert(it->second);
       ++report_.binds;
       bound_at_[bind.pod_uid] = t;
+      if (job.spec->locality.has_value()) CountLocality(*job.spec->locality, bind.node_name);
     }
     ApplyEvictions(record, t);
     for (std::size_t index : touched) {
@@ -691,6 +693,25 @@ class Simulation {
       eta_relative_error_.push_back(static_cast<double>(std::abs(error)) /
                                     static_cast<double>(wait));
     }
+  }
+
+  // How local a bound pod is to its job's data.
+  void CountLocality(const LocalityRequest& data, const std::string& node) {
+    LocalityOutcome& out = report_.locality;
+    ++out.pods;
+    if (std::find(data.nodes.begin(), data.nodes.end(), node) != data.nodes.end()) {
+      ++out.node_local;
+      return;
+    }
+    auto rack = node_rack_.find(node);
+    bool in_rack = rack != node_rack_.end() && std::find(data.racks.begin(), data.racks.end(),
+                                                         rack->second) != data.racks.end();
+    for (const std::string& holder : data.nodes) {
+      if (in_rack || rack == node_rack_.end()) break;
+      auto r = node_rack_.find(holder);
+      in_rack = r != node_rack_.end() && r->second == rack->second;
+    }
+    ++(in_rack ? out.rack_local : out.remote);
   }
 
   // The racks and zones of a gang's placed pods at its start.

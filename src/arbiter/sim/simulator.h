@@ -132,6 +132,16 @@ struct TopologyOutcome {
   Summary racks_per_gang;       // racks each gang's pods were on at its start
 };
 
+// Where the pods of jobs naming their data (spec.locality) were bound: on a node holding it, in a
+// rack holding it (a listed rack, or the rack of a listed node: topology.arbiter.dev/rack), or
+// elsewhere. Reported when some job names its data.
+struct LocalityOutcome {
+  std::int64_t pods = 0;
+  std::int64_t node_local = 0;
+  std::int64_t rack_local = 0;
+  std::int64_t remote = 0;
+};
+
 struct Performance {
   std::vector<double> session_ms;   // every session's wall time (snapshot + session)
   Summary session;                  // of session_ms
@@ -203,6 +213,7 @@ struct SimulationReport {
   std::vector<std::string> never_started;     // first 20 names of jobs that never started
   EtaAccuracy eta;                            // with eta_every only
   TopologyOutcome topology;                   // with nodes in zones or racks only
+  LocalityOutcome locality;                   // with jobs naming their data only
 
   Performance performance;
 };

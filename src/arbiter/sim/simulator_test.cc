@@ -182,6 +182,49 @@ TEST(Simulate, CountsGangsAcrossRacksWithAndWithoutTheTopologyPlugin) {
   EXPECT_FALSE(nlohmann::json::parse(ReportJson(*plain, false))["summary"].contains("topology"));
 }
 
+// Jobs naming their data: the report counts their pods by how local they were bound. Two racks of
+// 2 nodes × 4 CPU; a job of 2 × 2 CPU whose data is on b-1 and one whose data is in rack a. With
+// the locality plugin (the default configuration) both are local; without it the node scorer
+// spreads the first over the emptiest nodes.
+TEST(Simulate, CountsPodsOnTheirDataWithAndWithoutTheLocalityPlugin) {
+  const ClusterSpec c = Cluster(R"(nodes:
+  - {name: a, replicas: 2, cpu: "4", memory: 8Gi, labels: {topology.arbiter.dev/rack: a}}
+  - {name: b, replicas: 2, cpu: "4", memory: 8Gi, labels: {topology.arbiter.dev/rack: b}}
+)");
+  const Workload w = Jobs(R"(jobs:
+  - {name: on-node, duration: 1m, locality: {nodes: [b-1]},
+     tasks: [{name: t, replicas: 2, requests: {cpu: "2"}}]}
+  - {name: in-rack, arrival: 2m, duration: 1m, locality: {racks: [a]},
+     tasks: [{name: t, replicas: 2, requests: {cpu: "2"}}]}
+  - {name: plain, arrival: 4m, duration: 1m, tasks: [{name: t, requests: {cpu: "1"}}]}
+)");
+  SimulationOptions options;
+  StatusOr<SimulationReport> on = Simulate(c, w, options);
+  ASSERT_TRUE(on.ok()) << on.status().message();
+  EXPECT_EQ(on->locality.pods, 4);  // the plain job's pod is not counted
+  EXPECT_EQ(on->locality.node_local, 2);
+  EXPECT_EQ(on->locality.rack_local, 2);
+  EXPECT_EQ(on->locality.remote, 0);
+  const nlohmann::json summary = nlohmann::json::parse(ReportJson(*on, false))["summary"];
+  EXPECT_EQ(summary["locality"]["nodeLocal"], 2);
+  EXPECT_EQ(summary["locality"]["pods"], 4);
+
+  for (TierConfig& tier : options.config.tiers) {
+    std::erase_if(tier.plugins, [](const PluginConfig& p) { return p.name == "locality"; });
+  }
+  StatusOr<SimulationReport> off = Simulate(c, w, options);
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  EXPECT_EQ(off->locality.pods, 4);
+  EXPECT_LT(off->locality.node_local, 2);
+
+  // No job names its data: nothing is reported.
+  StatusOr<SimulationReport> plain = Simulate(
+      c, Jobs("jobs: [{name: p, duration: 1m, tasks: [{name: t, requests: {cpu: \"1\"}}]}]\n"),
+      SimulationOptions());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(nlohmann::json::parse(ReportJson(*plain, false))["summary"].contains("locality"));
+}
+
 TEST(Simulate, QueuesShareByWeight) {
   const ClusterSpec c = Cluster(R"(nodes: [{name: n, replicas: 4, cpu: "4", memory: 16Gi}]
 queues: [{name: a, weight: 1}, {name: b, weight: 3}]

@@ -167,12 +167,15 @@ StatusOr<TaskSpec> ParseTask(const Value& v, std::set<std::string>& names) {
 // One `jobs:` entry: its replicas, their times drawn from `rng`.
 Status ParseJobs(const Value& v, std::mt19937_64& rng, std::set<std::string>& job_names,
                  std::vector<JobSpec>& out) {
-  ARBITER_RETURN_IF_ERROR(
-      v.CheckKeys({"name", "replicas", "namespace", "queue", "priorityClassName", "minMember",
-                   "arrival", "interval", "duration", "runForHint", "topology", "tasks"}));
+  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"name", "replicas", "namespace", "queue",
+                                       "priorityClassName", "minMember", "arrival", "interval",
+                                       "duration", "runForHint", "topology", "locality", "tasks"}));
   JobSpec job;
   if (const Value t = v.Key("topology"); !t.absent()) {
     ARBITER_ASSIGN_OR_RETURN(job.topology, yaml::ParseTopology(t));
+  }
+  if (const Value l = v.Key("locality"); !l.absent()) {
+    ARBITER_ASSIGN_OR_RETURN(job.locality, yaml::ParseLocality(l));
   }
   if (const Value hint = v.Key("runForHint"); !hint.absent()) {
     double factor = 0;

@@ -37,6 +37,8 @@
 //                              # no estimate (what reservations' backfill and forecasts read)
 //       topology: {mode: Required, level: rack}   # the PodGroup's spec.topology (optional;
 //                              # docs/placement.md#topology): its minimum in one rack
+//       locality: {nodes: [n3, n7], racks: [r1]}  # the PodGroup's spec.locality (optional;
+//                              # docs/placement.md#data-locality): where its data lives
 //       tasks:                 # the job's pods, by role
 //         - name: worker       # pods mpi-0-worker-0 ... (label arbiter.dev/task: worker)
 //           replicas: 3
@@ -120,6 +122,7 @@ struct JobSpec {
   std::int64_t duration_ms = 0;
   double run_for_hint = 0;                  // factor of duration_ms; 0: no arbiter.dev/run-for
   std::optional<TopologyRequest> topology;  // the PodGroup's spec.topology
+  std::optional<LocalityRequest> locality;  // the PodGroup's spec.locality
   std::vector<TaskSpec> tasks;
   // Where it was defined, for errors found later: "w.yaml:12: jobs[1].queue", "t.csv:40".
   std::string queue_origin;

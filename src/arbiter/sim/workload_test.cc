@@ -166,6 +166,25 @@ TEST(ParseWorkload, ATopologyGoesToThePodGroup) {
   EXPECT_FALSE(w->jobs[1].topology.has_value());
 }
 
+TEST(ParseWorkload, ALocalityGoesToThePodGroup) {
+  StatusOr<Workload> w = ParseWorkload(
+      "jobs:\n  - {name: a, duration: 1m, locality: {nodes: [n1, n2], racks: [r1]}, "
+      "tasks: [{name: t}]}\n",
+      "w.yaml", 1);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->jobs[0].locality, (LocalityRequest{{"n1", "n2"}, {"r1"}}));
+  w = ParseWorkload(
+      "jobs:\n  - name: j\n    duration: 1m\n    locality: {nodes: n1}\n    tasks: [{name: t}]\n",
+      "w.yaml", 1);
+  ASSERT_FALSE(w.ok());
+  EXPECT_THAT(w.status().message(), ::testing::HasSubstr("w.yaml:4: jobs[0].locality.nodes"));
+  w = ParseWorkload(
+      "jobs:\n  - name: j\n    duration: 1m\n    locality: {hosts: [n1]}\n    tasks: [{name: t}]\n",
+      "w.yaml", 1);
+  ASSERT_FALSE(w.ok());
+  EXPECT_THAT(w.status().message(), ::testing::HasSubstr("unknown key \"hosts\""));
+}
+
 TEST(ParseWorkload, ErrorsNameFileLineAndField) {
   struct Case {
     const char* yaml;

@@ -121,6 +121,14 @@ StatusOr<TopologyRequest> ParseTopology(const Value& v) {
   return request;
 }
 
+StatusOr<LocalityRequest> ParseLocality(const Value& v) {
+  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"nodes", "racks"}));
+  LocalityRequest request;
+  ARBITER_ASSIGN_OR_RETURN(request.nodes, v.Key("nodes").StringList());
+  ARBITER_ASSIGN_OR_RETURN(request.racks, v.Key("racks").StringList());
+  return request;
+}
+
 StatusOr<Toleration> ParseToleration(const Value& v) {
   ARBITER_RETURN_IF_ERROR(v.CheckKeys({"key", "operator", "value", "effect"}));
   Toleration t;

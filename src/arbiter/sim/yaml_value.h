@@ -233,6 +233,8 @@ StatusOr<Queue> ParseQueue(const Value& v, Known& known);
 StatusOr<Toleration> ParseToleration(const Value& v);
 // `topology: {mode: Required|Preferred, level: rack, maxWaitSeconds: 60}` (a PodGroup's).
 StatusOr<TopologyRequest> ParseTopology(const Value& v);
+// `locality: {nodes: [n1, n2], racks: [r1]}` (a PodGroup's: where the job's data lives).
+StatusOr<LocalityRequest> ParseLocality(const Value& v);
 StatusOr<NodeSelector> ParseNodeAffinity(const Value& v);
 StatusOr<std::vector<HostPort>> ParseHostPorts(const Value& v);
 

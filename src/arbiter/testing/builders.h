@@ -203,6 +203,10 @@ class PodGroupBuilder {
     group_.spec.topology = TopologyRequest{mode, std::move(level), max_wait};
     return *this;
   }
+  PodGroupBuilder& Locality(std::vector<std::string> nodes, std::vector<std::string> racks = {}) {
+    group_.spec.locality = LocalityRequest{std::move(nodes), std::move(racks)};
+    return *this;
+  }
   PodGroupBuilder& Phase(PodGroupPhase phase) {
     group_.status.phase = phase;
     return *this;

@@ -1,0 +1,104 @@
+// locality: data locality with delay scheduling (issue 21, docs/placement.md#data-locality).
+//
+// A job names where its data lives (PodGroup spec.locality: the nodes holding replicas of its
+// input, and racks holding it). Its pods' nodes are scored 100 × weight on a listed node
+// (node-local), 50 × weight in a listed rack or the rack of a listed node (rack-local), 0
+// elsewhere; with the default weight 10 this outweighs nodeorder (at most 200), which then breaks
+// ties among equally local nodes.
+//
+// Delay scheduling (Zaharia et al., EuroSys 2010): a job is held for locality from the first
+// session in which it waits and some node not holding its data has room for one of its pods (the
+// time it queued for room anywhere does not count); for nodeWaitSeconds from then its pods go
+// only on the nodes holding its data, then until nodeWaitSeconds + rackWaitSeconds also in their
+// racks, then anywhere. The clock is the plugin's (kept across sessions, not across a restart
+// of the scheduler, after which the wait starts again), and ends when the job has no pod waiting.
+// Waiting costs little because tasks end often and local room frees soon, and a task on its data
+// runs faster. The wait is skipped when the job's queue is below its deserved share while another
+// queue is above its own (the queue is owed room that others hold: with the job's minimum added its
+// allocation is still within its share): fairness comes first, and waiting for locality must never
+// starve a queue. Hints that name no node or rack of the cluster hold nothing.
+//
+// Arguments: weight (default 10, in [0, 100]), nodeWaitSeconds and rackWaitSeconds (default 10
+// each, in [0, 3600]; 0: no wait at that level), rackLabel (default topology.arbiter.dev/rack,
+// the topology plugin's rack).
+//
+// Extension points: Score, Filter (NodeConstraint: the wait), PlacementClass (tasks of jobs whose
+// data or wait differ are not judged alike).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arbiter/framework/plugin.h"
+#include "arbiter/framework/registry.h"
+
+namespace arbiter {
+
+struct LocalityOptions {
+  double weight = 10;
+  double node_wait_seconds = 10;
+  double rack_wait_seconds = 10;
+  std::string rack_label;
+};
+
+// How local a node is to a job's data.
+enum class LocalityLevel : std::uint8_t { kNode, kRack, kAny };
+std::string_view LocalityLevelName(LocalityLevel level);
+
+class LocalityPlugin final : public Plugin,
+                             public ScoreExtension,
+                             public FilterExtension,
+                             public PlacementClassExtension {
+ public:
+  static constexpr std::string_view kName = "locality";
+  static StatusOr<std::unique_ptr<Plugin>> Create(const YAML::Node& args);
+
+  explicit LocalityPlugin(LocalityOptions options) : options_(std::move(options)) {}
+  std::string_view Name() const override { return kName; }
+  void OnSessionOpen(const Session& session) override;
+  double Score(const Session& session, TaskIndex task, NodeIndex node) const override;
+  FilterResult NodeConstraint(const Session& session, TaskIndex task,
+                              NodeIndex node) const override;
+  FilterResult Fit(const Session& /*session*/, TaskIndex /*task*/,
+                   NodeIndex /*node*/) const override {
+    return FilterResult::Fit();
+  }
+  std::uint64_t ClassKey(const Session& session, TaskIndex task) const override;
+
+  // How local `node` is to the data of `job` (kAny when the job names none).
+  LocalityLevel LevelOf(JobIndex job, NodeIndex node) const;
+
+ private:
+  // Where one job's data lives, as this session's node and rack indices.
+  struct JobData {
+    std::vector<NodeIndex> nodes;     // sorted
+    std::vector<std::int32_t> racks;  // sorted
+    std::uint64_t hash = 0;
+    std::optional<Clock::WallTime> held_since;  // when it was first held for locality
+  };
+  // Whether a node less local than the data's narrowest level has room for `need`.
+  bool RoomElsewhere(const Session& session, JobIndex job, const ResourceVector& need) const;
+  // The narrowest level the job's pods may go on now (delay scheduling), computed once per
+  // session on first use (it asks the queue's deserved share, which OnSessionOpen may not).
+  LocalityLevel Allowed(const Session& session, JobIndex job) const;
+  const JobData* DataOf(JobIndex job) const;
+  // Whether the job's queue is owed room that others hold: with the job's minimum it stays within
+  // its deserved share while another queue is above its own. Such a job does not wait.
+  static bool QueueOwed(const Session& session, JobIndex job);
+
+  LocalityOptions options_;
+  std::vector<std::int32_t> rack_of_;  // per node: its rack's index, -1 without one
+  std::vector<std::int32_t> data_of_;  // per job: index into data_, -1 without hints
+  std::vector<JobData> data_;
+  std::map<std::string, Clock::WallTime, std::less<>> held_since_;  // by job key, across sessions
+  mutable std::mutex mu_;  // guards allowed_: placement fills verdicts in parallel
+  mutable std::vector<std::int8_t> allowed_;  // per job: a LocalityLevel, -1 not yet computed
+};
+
+}  // namespace arbiter

@@ -1,0 +1,224 @@
+// The locality plugin (data locality with delay scheduling, docs/placement.md#data-locality) with
+// allocate, on in-memory clusters of racks: one behaviour per test.
+#include "arbiter/plugins/locality.h"
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "arbiter/plugins/topology.h"
+#include "arbiter/testing/fake_cluster.h"
+
+namespace arbiter {
+namespace {
+
+using testing::FakeCluster;
+using ::testing::HasSubstr;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakePodGroup;
+using testing::MakeQueue;
+
+// Nodes of 8 cpu: rack "a" of `a` nodes (a0, a1...), rack "b" of `b` nodes.
+void AddRacks(FakeCluster& cluster, int a, int b) {
+  for (auto [rack, n] : {std::pair{"a", a}, std::pair{"b", b}}) {
+    for (int i = 0; i < n; ++i) {
+      cluster.Add(MakeNode(std::string(rack) + std::to_string(i))
+                      .Cpu("8")
+                      .Label(std::string(kDefaultRackLabel), rack)
+                      .Build());
+    }
+  }
+}
+
+// A job of `size` pods of `cpu` whose data is on `nodes` (and `racks`).
+void AddJob(FakeCluster& cluster, const std::string& name, int size, const std::string& cpu,
+            std::vector<std::string> nodes, std::vector<std::string> racks = {},
+            const std::string& queue = "default") {
+  cluster.Add(MakePodGroup(name)
+                  .MinMember(size)
+                  .Queue(queue)
+                  .Locality(std::move(nodes), std::move(racks))
+                  .Build());
+  for (int i = 0; i < size; ++i) {
+    cluster.Add(MakePod(name + "-" + std::to_string(i)).Group(name).Request("cpu", cpu).Build());
+  }
+}
+
+// A pod that fills `node` (8 cpu) and runs until deleted.
+void Fill(FakeCluster& cluster, const std::string& node, const std::string& queue = "default") {
+  cluster.Add(MakePodGroup("fill-" + node).Queue(queue).Build());
+  cluster.Add(
+      MakePod("fill-" + node).Group("fill-" + node).Request("cpu", "8").OnNode(node).Build());
+}
+
+// Where the group's pods are bound: node -> pods.
+std::map<std::string, int> NodesOf(const FakeCluster& cluster, const std::string& group) {
+  std::map<std::string, int> nodes;
+  for (const auto& [uid, pod] : cluster.pods()) {
+    if (PodGroupNameOf(pod) != group || pod.spec.node_name.empty()) continue;
+    ++nodes[pod.spec.node_name];
+  }
+  return nodes;
+}
+
+std::string UnschedulableMessage(const FakeCluster& cluster, const std::string& group) {
+  const Condition* c =
+      FindCondition(cluster.group("default/" + group).status.conditions, "Unschedulable");
+  return c == nullptr || c->status != "True" ? "" : c->message;
+}
+
+double Waited(const FakeCluster& cluster) {
+  return std::chrono::duration<double>(cluster.now() - testing::TestEpoch()).count();
+}
+
+// Without hints the default scoring spreads over the emptiest nodes; with them the pods go on
+// the nodes holding their data while those have room.
+TEST(Locality, PodsGoOnTheNodesHoldingTheirData) {
+  FakeCluster cluster;
+  AddRacks(cluster, 2, 2);
+  AddJob(cluster, "g", 2, "2", {"b1"});
+  cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "g"), (std::map<std::string, int>{{"b1", 2}}));
+}
+
+// Data in a rack (not on a node): the pods go in that rack.
+TEST(Locality, ARackHintKeepsThePodsInTheRack) {
+  FakeCluster cluster;
+  AddRacks(cluster, 2, 2);
+  AddJob(cluster, "g", 4, "3", {}, {"b"});
+  cluster.RunSession();
+  const std::map<std::string, int> nodes = NodesOf(cluster, "g");
+  int in_b = 0;
+  for (const auto& [node, pods] : nodes) in_b += node.front() == 'b' ? pods : 0;
+  EXPECT_EQ(in_b, 4);
+}
+
+// Delay scheduling: the node holding the data is full, so the job waits nodeWaitSeconds for it
+// (saying so), then takes a node in the same rack (rack-local), not one in the other rack.
+TEST(Locality, AJobWaitsForItsDataNodeThenTakesItsRack) {
+  FakeCluster cluster;
+  AddRacks(cluster, 2, 2);
+  Fill(cluster, "b1");
+  AddJob(cluster, "g", 1, "4", {"b1"});
+  cluster.RunSession();
+  EXPECT_TRUE(NodesOf(cluster, "g").empty());
+  EXPECT_THAT(UnschedulableMessage(cluster, "g"),
+              HasSubstr("not holding the job's data (delay scheduling: it waits"));
+  while (NodesOf(cluster, "g").empty() && Waited(cluster) < 60) cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "g"), (std::map<std::string, int>{{"b0", 1}}));
+  EXPECT_GE(Waited(cluster), 10);  // nodeWaitSeconds, the default
+  EXPECT_LT(Waited(cluster), 20);
+}
+
+// When the data's node frees during the wait, the job gets it.
+TEST(Locality, AJobGetsItsDataNodeWhenItFreesDuringTheWait) {
+  FakeCluster cluster;
+  AddRacks(cluster, 2, 2);
+  Fill(cluster, "b1");
+  AddJob(cluster, "g", 1, "4", {"b1"});
+  for (int s = 0; s < 3; ++s) cluster.RunSession();
+  cluster.DeletePod("default/fill-b1");
+  while (NodesOf(cluster, "g").empty() && Waited(cluster) < 60) cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "g"), (std::map<std::string, int>{{"b1", 1}}));
+  EXPECT_LT(Waited(cluster), 10);
+}
+
+// The wait counts from when room elsewhere could have taken the job, not from its creation:
+// after 30 s of a full cluster, a node outside its data frees, and the job still waits for its
+// data's node (which frees 5 s later) rather than taking that room at once (its clock started in
+// the session that saw a0's room: the one after the delete, the pod's room freed).
+TEST(Locality, TheWaitStartsWhenRoomElsewhereFrees) {
+  FakeCluster cluster;
+  AddRacks(cluster, 2, 2);
+  for (const char* node : {"a0", "a1", "b0", "b1"}) Fill(cluster, node);
+  AddJob(cluster, "g", 1, "4", {"b1"});
+  for (int s = 0; s < 30; ++s) cluster.RunSession();
+  cluster.DeletePod("default/fill-a0");
+  for (int s = 0; s < 5; ++s) cluster.RunSession();
+  EXPECT_TRUE(NodesOf(cluster, "g").empty());
+  EXPECT_THAT(UnschedulableMessage(cluster, "g"),
+              HasSubstr("(delay scheduling: it waits 6s more for a node holding its data)"));
+  cluster.DeletePod("default/fill-b1");
+  cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "g"), (std::map<std::string, int>{{"b1", 1}}));
+}
+
+// Its whole rack full too: after both waits it goes anywhere; the wait is bounded.
+TEST(Locality, AJobGoesAnywhereAfterBothWaits) {
+  FakeCluster cluster;
+  AddRacks(cluster, 2, 2);
+  Fill(cluster, "b0");
+  Fill(cluster, "b1");
+  AddJob(cluster, "g", 1, "4", {"b1"});
+  cluster.RunSession();
+  while (NodesOf(cluster, "g").empty() && Waited(cluster) < 60) cluster.RunSession();
+  const std::map<std::string, int> nodes = NodesOf(cluster, "g");
+  ASSERT_EQ(nodes.size(), 1U);
+  EXPECT_EQ(nodes.begin()->first.front(), 'a');
+  EXPECT_GE(Waited(cluster), 20);  // nodeWaitSeconds + rackWaitSeconds
+  EXPECT_LT(Waited(cluster), 30);
+}
+
+// Locality waiting must not starve a queue: q1 holds 24 cpu of 32, above its deserved share (16:
+// q2 asks for as much), q2 holds nothing. q2's job does not wait for its data's node (full, in
+// q1's hands): it takes the free room elsewhere at once.
+TEST(Locality, WaitingForDataDoesNotStarveAQueueOwedItsShare) {
+  FakeCluster cluster;
+  cluster.Add(MakeQueue("q1"));
+  cluster.Add(MakeQueue("q2"));
+  AddRacks(cluster, 2, 2);
+  Fill(cluster, "b0", "q1");
+  Fill(cluster, "b1", "q1");
+  Fill(cluster, "a0", "q1");
+  AddJob(cluster, "big", 1, "12", {}, {}, "q2");  // fits no node, but counts in q2's share
+  AddJob(cluster, "g", 1, "4", {"b1"}, {}, "q2");
+  cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "g"), (std::map<std::string, int>{{"a1", 1}}));
+}
+
+// The same job in a queue not owed anything (alone in the cluster) waits for its data.
+TEST(Locality, AQueueNotOwedItsShareWaits) {
+  FakeCluster cluster;
+  cluster.Add(MakeQueue("q2"));
+  AddRacks(cluster, 2, 2);
+  Fill(cluster, "b0", "q2");
+  Fill(cluster, "b1", "q2");
+  Fill(cluster, "a0", "q2");
+  AddJob(cluster, "g", 1, "4", {"b1"}, {}, "q2");
+  cluster.RunSession();
+  EXPECT_TRUE(NodesOf(cluster, "g").empty());
+}
+
+// Hints that name nothing in the cluster hold nothing: the job is placed at once.
+TEST(Locality, HintsNamingNoNodeOfTheClusterAreIgnored) {
+  FakeCluster cluster;
+  AddRacks(cluster, 1, 1);
+  AddJob(cluster, "g", 1, "4", {"elsewhere"}, {"nowhere"});
+  cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "g").size(), 1U);
+}
+
+TEST(LocalityPlugin, ArgumentsAreChecked) {
+  EXPECT_TRUE(LocalityPlugin::Create(YAML::Load("{}")).ok());
+  EXPECT_TRUE(
+      LocalityPlugin::Create(YAML::Load("{weight: 5, nodeWaitSeconds: 3, rackWaitSeconds: 0, "
+                                        "rackLabel: example.com/rack}"))
+          .ok());
+  StatusOr<std::unique_ptr<Plugin>> bad = LocalityPlugin::Create(YAML::Load("{weight: -1}"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("plugin locality: arguments.weight"));
+  bad = LocalityPlugin::Create(YAML::Load("{rackLabel: \"\"}"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "plugin locality: arguments.rackLabel: must not be empty");
+  bad = LocalityPlugin::Create(YAML::Load("{nodeWait: 3}"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("nodeWait"));
+}
+
+}  // namespace
+}  // namespace arbiter
