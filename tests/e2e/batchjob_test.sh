@@ -14,7 +14,7 @@
 #  7. a job of priority low and maxRetry 0 (3 pods, the whole node) preempted by a pod of priority
 #     high: it restarts (reason PodPreempted, preemptionCount 1) without using a retry (retryCount
 #     0, not Failed), waits while the pod of high runs, and runs again once it is gone;
-#  8. its spec.topology set, then removed: its PodGroup follows each time.
+#  8. its spec.topology set, then removed, then its spec.locality: its PodGroup follows each time.
 # shellcheck source-path=SCRIPTDIR disable=SC2119,SC2016  # optional flags; eval '...' on purpose
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -233,6 +233,12 @@ pg_topology() { kn get podgroup victim -o jsonpath='{.spec.topology.mode}/{.spec
 wait_until "job victim's new topology reaches its PodGroup" 30 eval '[[ $(pg_topology) == Preferred/rack/30 ]]'
 kn patch batchjob victim --type=merge -p '{"spec": {"topology": null}}' >/dev/null
 wait_until "removed from the job, it is removed from the PodGroup" 30 eval '[[ $(pg_topology) == // ]]'
+# The same for where its data lives.
+kn patch batchjob victim --type=merge -p '{"spec": {"locality": {"nodes": ["kwok-node-1"]}}}' >/dev/null
+pg_locality() { kn get podgroup victim -o jsonpath='{.spec.locality.nodes}'; }
+wait_until "job victim's data locality reaches its PodGroup" 30 eval '[[ $(pg_locality) == "[\"kwok-node-1\"]" ]]'
+kn patch batchjob victim --type=merge -p '{"spec": {"locality": null}}' >/dev/null
+wait_until "removed from the job, it is removed from the PodGroup" 30 eval '[[ -z $(pg_locality) ]]'
 expect "job victim still runs" bj_phase_is victim Running
 
 e2e_done

@@ -3,11 +3,12 @@
 # kwok nodes of 8 CPU labelled topology.arbiter.dev/rack: rack a = nodes 0-1, rack b = nodes 2-3;
 # the locality plugin with waits of 5 s per level. Shown:
 #   - a job of 2 × 2 CPU whose data is on node 3 runs there, both pods (without the hint the
-#     default scoring spreads them over the emptiest nodes);
+#     default scoring spreads them over the emptiest nodes), and its PodGroup's status.locality
+#     says so;
 #   - a job whose data is on node 1, which is full: it waits, saying why (delay scheduling), places
 #     nothing for the node wait, then runs in the same rack (node 0), not in rack b, which has
 #     more room.
-# shellcheck source-path=SCRIPTDIR disable=SC2119  # e2e_start_scheduler's flags are optional
+# shellcheck source-path=SCRIPTDIR disable=SC2119,SC2016  # optional flags; eval '...' on purpose
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -25,7 +26,12 @@ tiers:
       - {name: topology}
       - {name: locality, arguments: {nodeWaitSeconds: 5, rackWaitSeconds: 5}}
 YAML
-e2e_start_scheduler --config "$E2E_TMP/locality.yaml"
+e2e_start_scheduler --config "$E2E_TMP/locality.yaml" --metrics-bind-address 127.0.0.1:0
+metrics_port() {
+  sed -nE 's|.*serving /metrics /healthz /readyz on 127\.0\.0\.1:([0-9]+).*|\1|p' \
+    "$E2E_TMP/scheduler.log" | head -n1
+}
+wait_until "the scheduler logs its metrics port" 10 eval '[[ -n $(metrics_port) ]]'
 
 # data_job NAME SIZE CPU NODE: a PodGroup of SIZE pods of CPU each whose data is on NODE.
 data_job() {
@@ -43,6 +49,8 @@ wait_until "a job of 2 × 2 CPU whose data is on kwok-node-3 is bound" 30 \
   bound_is arbiter.dev/pod-group=near 2
 expect "both its pods are on kwok-node-3 (they are on: $(nodes_of near))" \
   test "$(nodes_of near)" = "kwok-node-3 kwok-node-3 "
+near_local() { [[ $(pg_field near .status.locality.nodeLocal) == 2 ]]; }
+wait_until "its PodGroup says both are on a node holding its data (status.locality)" 30 near_local
 
 pod_yaml filler cpu=8 node=kwok-node-1 | apply_yaml
 wait_until "kwok-node-1 is full (a pod of 8 CPU runs there)" 30 pod_phase_is filler Running
@@ -56,5 +64,11 @@ holds_for "it places nothing while it waits for its node" 2 none_bound
 wait_until "after the node wait it is bound" 30 bound_is arbiter.dev/pod-group=far 1
 expect "in its data's rack, on kwok-node-0 (it is on: $(nodes_of far))" \
   test "$(nodes_of far)" = "kwok-node-0 "
+locality_binds() {
+  curl -sf "http://127.0.0.1:$(metrics_port)/metrics" |
+    awk -v s="arbiter_locality_binds_total{level=\"$1\"}" '$1 == s {print $2}'
+}
+expect "arbiter_locality_binds_total counts 2 binds on the data's node, 1 in its rack" \
+  eval '[[ $(locality_binds node) == 2 && $(locality_binds rack) == 1 && $(locality_binds any) == 0 ]]'
 
 e2e_done

@@ -220,13 +220,18 @@ class Planner {
             "spec.suspend is false: starting once the pods of the suspended attempt are gone");
     }
     plan_.create_group = obs_.group == nullptr ? std::optional(JobPodGroup(job_)) : std::nullopt;
-    // The topology is the one part of the group a user may still change once it exists (a
-    // Required gang made Preferred while it waits): the group follows, if it is the job's own.
-    if (obs_.group != nullptr && obs_.group->spec.topology != job_.spec.topology) {
-      const OwnerReference* owner = obs_.group->meta.Controller();
-      if (owner != nullptr && owner->uid == job_.meta.uid) {
+    // The topology and the data's place are the parts of the group a user may still change
+    // once it exists (a Required gang made Preferred while it waits; its input moved): the group
+    // follows, if it is the job's own.
+    const OwnerReference* owner = obs_.group != nullptr ? obs_.group->meta.Controller() : nullptr;
+    if (owner != nullptr && owner->uid == job_.meta.uid) {
+      if (obs_.group->spec.topology != job_.spec.topology) {
         plan_.set_group_topology = job_.spec.topology;
         plan_.notes.emplace_back("spec.topology changed: given to its podgroup");
+      }
+      if (obs_.group->spec.locality != job_.spec.locality) {
+        plan_.set_group_locality = job_.spec.locality;
+        plan_.notes.emplace_back("spec.locality changed: given to its podgroup");
       }
     }
     plan_.ensure_service = true;
@@ -610,6 +615,7 @@ PodGroup JobPodGroup(const BatchJob& job) {
   group.spec.queue = job.spec.queue;
   group.spec.priority_class_name = job.spec.priority_class_name;
   group.spec.topology = job.spec.topology;
+  group.spec.locality = job.spec.locality;
   // What start-time estimates take the job's run time from (sim/run_time.h).
   if (auto it = job.meta.annotations.find(std::string(sim::kRunForAnnotation));
       it != job.meta.annotations.end()) {
@@ -644,7 +650,24 @@ json TopologyObject(const std::optional<TopologyRequest>& t) {
   return out;
 }
 
+json LocalityObject(const std::optional<LocalityRequest>& l) {
+  if (!l.has_value()) return nullptr;
+  json out = json::object();
+  if (!l->nodes.empty()) out["nodes"] = l->nodes;
+  if (!l->racks.empty()) out["racks"] = l->racks;
+  return out;
+}
+
 }  // namespace
+
+std::string LocalityJson(const std::optional<LocalityRequest>& locality) {
+  return LocalityObject(locality).dump();
+}
+
+std::string PodGroupLocalityPatchJson(const std::optional<LocalityRequest>& locality) {
+  // A merge patch replaces lists whole, so a hint removed from the job goes from the group too.
+  return json{{"spec", {{"locality", LocalityObject(locality)}}}}.dump();
+}
 
 std::string TopologyJson(const std::optional<TopologyRequest>& topology) {
   return TopologyObject(topology).dump();

@@ -95,6 +95,8 @@ struct JobPlan {
   // The job's spec.topology changed since its PodGroup (owned by the job) was made: the
   // PodGroup's spec.topology is set to it (nullopt inside: removed).
   std::optional<std::optional<TopologyRequest>> set_group_topology;
+  // The same for spec.locality.
+  std::optional<std::optional<LocalityRequest>> set_group_locality;
   bool ensure_service = false;
   bool ensure_hosts = false;
   std::vector<PodToDelete> delete_pods;
@@ -119,6 +121,9 @@ std::string JobHostsConfigMapJson(const BatchJob& job);
 // spec.topology as JSON ("null" when absent), and the merge patch that sets a PodGroup's to it.
 std::string TopologyJson(const std::optional<TopologyRequest>& topology);
 std::string PodGroupTopologyPatchJson(const std::optional<TopologyRequest>& topology);
+// The same for spec.locality.
+std::string LocalityJson(const std::optional<LocalityRequest>& locality);
+std::string PodGroupLocalityPatchJson(const std::optional<LocalityRequest>& locality);
 // A merge patch of the status subresource, guarded by the job's resourceVersion.
 std::string JobStatusPatchJson(const BatchJob& job, const BatchJobStatus& status);
 

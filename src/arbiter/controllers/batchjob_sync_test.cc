@@ -55,6 +55,9 @@ class World {
     if (plan.set_group_topology.has_value() && group_) {
       group_->spec.topology = *plan.set_group_topology;
     }
+    if (plan.set_group_locality.has_value() && group_) {
+      group_->spec.locality = *plan.set_group_locality;
+    }
     deleted_job_ = deleted_job_ || plan.delete_job;
     for (const PodToDelete& d : plan.delete_pods) {
       auto it = pods_.find(d.name);
@@ -156,6 +159,10 @@ class World {
   void ForgetWatchedDeletions() { gone_.clear(); }
   void SetTopology(std::optional<TopologyRequest> topology) {
     job_.spec.topology = std::move(topology);
+    ++job_.meta.generation;
+  }
+  void SetLocality(std::optional<LocalityRequest> locality) {
+    job_.spec.locality = std::move(locality);
     ++job_.meta.generation;
   }
   // The group made by someone else, with the job's name (not owned by the job).
@@ -521,6 +528,32 @@ TEST(BatchJobSyncTest, AChangedTopologyReachesThePodGroup) {
   world.DisownGroup();
   world.SetTopology(TopologyRequest{TopologyMode::kRequired, "zone", 0});
   EXPECT_FALSE(world.Sync().set_group_topology.has_value());
+}
+
+TEST(BatchJobSyncTest, ItsDataLocalityReachesThePodGroupAndFollowsChanges) {
+  World world(ParseJob(R"({"locality": {"nodes": ["n1", "n2"]}, "tasks": [{"name": "w"}]})"));
+  world.Settle();
+  ASSERT_TRUE(world.group().has_value());
+  EXPECT_EQ(world.group()->spec.locality, (LocalityRequest{{"n1", "n2"}, {}}));
+  EXPECT_FALSE(world.Sync().set_group_locality.has_value());  // unchanged: nothing to write
+
+  world.SetLocality(LocalityRequest{{"n3"}, {"r1"}});
+  JobPlan plan = world.Sync();
+  ASSERT_TRUE(plan.set_group_locality.has_value());
+  EXPECT_EQ(world.group()->spec.locality, (LocalityRequest{{"n3"}, {"r1"}}));
+  EXPECT_FALSE(world.Sync().set_group_locality.has_value());
+  EXPECT_EQ(PodGroupLocalityPatchJson(LocalityRequest{{"n3"}, {"r1"}}),
+            R"({"spec":{"locality":{"nodes":["n3"],"racks":["r1"]}}})");
+
+  world.SetLocality(std::nullopt);
+  plan = world.Sync();
+  ASSERT_TRUE(plan.set_group_locality.has_value());
+  EXPECT_FALSE(world.group()->spec.locality.has_value());
+  EXPECT_EQ(PodGroupLocalityPatchJson(std::nullopt), R"({"spec":{"locality":null}})");
+
+  world.DisownGroup();
+  world.SetLocality(LocalityRequest{{"n4"}, {}});
+  EXPECT_FALSE(world.Sync().set_group_locality.has_value());
 }
 
 TEST(BatchJobSyncTest, ActiveDeadlineFailsARunningJob) {

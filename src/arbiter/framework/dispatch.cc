@@ -141,6 +141,24 @@ std::optional<ResourceVector> Session::QueueDeserved(QueueIndex q) const {
   });
 }
 
+std::optional<LocalityLevel> Session::LocalityOf(TaskIndex t, NodeIndex n) const {
+  CheckOpen();
+  return FirstAnswer(plugins_.locality,
+                     [&](const LocalityExtension& p) { return p.Locality(*this, t, n); });
+}
+
+std::string_view LocalityLevelName(LocalityLevel level) {
+  switch (level) {
+    case LocalityLevel::kNode:
+      return "node";
+    case LocalityLevel::kRack:
+      return "rack";
+    case LocalityLevel::kAny:
+      return "any";
+  }
+  return "any";
+}
+
 std::optional<TopologyPlan> Session::TopologyPlanOf(JobIndex j) const {
   CheckOpen();
   return FirstAnswer(plugins_.topology,

@@ -321,6 +321,23 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
     SetCondition(status.conditions, "Broken", "False",
                  held > 0 ? "Completed" : (released ? "Released" : "NoPodsHeld"), "", now);
   }
+  // Where its pods are against its data, for a group that names it (plugins/locality.h).
+  status.locality.reset();
+  if (info.group->spec.locality.has_value()) {
+    LocalityStatus counts;
+    bool known = false;
+    for (TaskIndex t : info.tasks) {
+      const TaskState s = session.task_state(t);
+      if (!HoldsNode(s) || s == TaskState::kReleasing) continue;
+      const std::optional<LocalityLevel> level = session.LocalityOf(t, session.task_node(t));
+      if (!level.has_value()) continue;
+      known = true;
+      ++(*level == LocalityLevel::kNode   ? counts.node_local
+         : *level == LocalityLevel::kRack ? counts.rack_local
+                                          : counts.remote);
+    }
+    if (known) status.locality = counts;
+  }
   if (ready >= info.min_member) {
     SetCondition(status.conditions, "Scheduled", "True", "Scheduled",
                  "minMember " + std::to_string(info.min_member) + " reached", now);
@@ -336,10 +353,14 @@ SessionResult BuildResult(const Session& session) {
   const Snapshot& snapshot = session.snapshot();
   SessionResult result;
   result.binds.reserve(session.committed().size());
+  std::array<std::int64_t, 3> locality_binds{};
   for (TaskIndex t : session.committed()) {
     const TaskInfo& info = session.task(t);
     result.binds.push_back({info.namespace_name(), info.name(), info.uid(),
                             session.node(session.task_node(t)).name()});
+    if (const std::optional<LocalityLevel> level = session.LocalityOf(t, session.task_node(t))) {
+      ++locality_binds[static_cast<std::size_t>(*level)];
+    }
   }
   for (const Session::Eviction& e : session.evictions()) {
     const TaskInfo& info = session.task(e.victim);
@@ -482,6 +503,7 @@ SessionResult BuildResult(const Session& session) {
   }
   result.stats = session.stats();
   result.stats.tasks_bound = static_cast<std::int64_t>(result.binds.size());
+  result.stats.locality_binds = locality_binds;
   result.stats.pending_jobs.reserve(pending.size());
   for (auto& [key, jobs] : pending) {
     result.stats.pending_jobs.push_back({std::string(key.first), std::string(key.second), jobs});

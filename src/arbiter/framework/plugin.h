@@ -175,6 +175,18 @@ class TopologyExtension {
   virtual std::optional<TopologyPlan> PlanTopology(const Session& session, JobIndex job) const = 0;
 };
 
+// Data locality (plugins/locality.h): how local a node is to the data of a task's job, for the
+// job's status and the metrics. None: the job names no data (or the plugin is not configured).
+enum class LocalityLevel : std::uint8_t { kNode, kRack, kAny };
+std::string_view LocalityLevelName(LocalityLevel level);
+
+class LocalityExtension {
+ public:
+  virtual ~LocalityExtension() = default;
+  virtual std::optional<LocalityLevel> Locality(const Session& session, TaskIndex task,
+                                                NodeIndex node) const = 0;
+};
+
 // Higher is better; each plugin applies its own configured weights.
 class ScoreExtension {
  public:
@@ -238,6 +250,7 @@ struct PluginSet {
   std::vector<std::vector<JobEnqueueExtension*>> job_admitted;
   Tiers<ScoreExtension> score;
   Tiers<TopologyExtension> topology;
+  Tiers<LocalityExtension> locality;
 };
 
 }  // namespace arbiter

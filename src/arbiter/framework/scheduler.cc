@@ -53,6 +53,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
     OpenTier(set.allocation_events);
     OpenTier(set.score);
     OpenTier(set.topology);
+    OpenTier(set.locality);
     for (const PluginConfig& pc : tier.plugins) {
       if (!seen.insert(pc.name).second) {
         return InvalidArgumentError("scheduler config: plugin \"" + pc.name + "\" listed twice");
@@ -78,6 +79,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
       }
       Resolve(raw, set.score);
       Resolve(raw, set.topology);
+      Resolve(raw, set.locality);
       set.owned.push_back(std::move(plugin));
     }
   }

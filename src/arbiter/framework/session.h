@@ -130,6 +130,9 @@ class Session {
   // Where the job's minimum is to be placed together (TopologyExtension): the first plugin that
   // answers; none when the job asks for no topology.
   std::optional<TopologyPlan> TopologyPlanOf(JobIndex j) const;
+  // How local node `n` is to the data of task `t`'s job (LocalityExtension): the first plugin
+  // that answers; none when the job names no data.
+  std::optional<LocalityLevel> LocalityOf(TaskIndex t, NodeIndex n) const;
 
   // Filter of a task on a node (node constraints, then fit), as PickNode evaluates it.
   FilterResult Filter(TaskIndex t, NodeIndex n) { return placement_->Filter(t, n); }

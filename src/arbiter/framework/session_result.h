@@ -4,6 +4,7 @@
 // Thread safety: a value type.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -123,6 +124,9 @@ struct SessionStats {
   // Jobs the session left waiting with a verdict (groups and pods of no group), by queue and gate,
   // sorted: the metrics' pending jobs.
   std::vector<PendingJobCount> pending_jobs;
+  // Pods bound this session whose job names its data, by how local their node is (node, rack,
+  // any: LocalityLevel's order).
+  std::array<std::int64_t, 3> locality_binds{};
 };
 
 struct SessionResult {

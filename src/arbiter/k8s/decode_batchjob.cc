@@ -129,6 +129,7 @@ Status ReadBatchJobSpec(value& v, BatchJobSpec& out) {
   Status status = ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "queue") return At("queue", ReadString(f, out.queue));
     if (key == "topology") return At("topology", ReadTopology(f, out.topology));
+    if (key == "locality") return At("locality", ReadLocality(f, out.locality));
     if (key == "priorityClassName") {
       return At("priorityClassName", ReadString(f, out.priority_class_name));
     }

@@ -192,6 +192,15 @@ Status ReadReservation(value& v, GangReservationStatus& out) {
   });
 }
 
+Status ReadLocalityStatus(value& v, LocalityStatus& out) {
+  return ReadFields(v, [&](raw_json_string key, value& f) {
+    if (key == "nodeLocal") return At("nodeLocal", ReadInt32(f, out.node_local));
+    if (key == "rackLocal") return At("rackLocal", ReadInt32(f, out.rack_local));
+    if (key == "remote") return At("remote", ReadInt32(f, out.remote));
+    return Status::Ok();
+  });
+}
+
 Status ReadArbiterPhase(value& f, PodGroupPhase& out) {
   std::string phase;
   ARBITER_RETURN_IF_ERROR(ReadString(f, phase));
@@ -224,6 +233,10 @@ Status ReadPodGroupStatus(value& v, PodGroupStatus& out,
     if (key == "reservation") {
       if (IsNull(f)) return Status::Ok();
       return At("reservation", ReadReservation(f, out.reservation.emplace()));
+    }
+    if (key == "locality") {
+      if (IsNull(f)) return Status::Ok();
+      return At("locality", ReadLocalityStatus(f, out.locality.emplace()));
     }
     return Status::Ok();
   });

@@ -72,7 +72,17 @@ SchedulerMetrics::SchedulerMetrics(Metrics& metrics)
                     "higher priority in the queue), reclaim (for a queue below its "
                     "share), quota (beyond a lowered ResourceQuota), release (a gang "
                     "below its minimum for too long, evicted whole to start again)")
-              .Register(metrics.registry())) {
+              .Register(metrics.registry())),
+      locality_binds_(prometheus::BuildCounter()
+                          .Name("arbiter_locality_binds_total")
+                          .Help("Pods the sessions bound whose job names where its data lives "
+                                "(spec.locality), by where: node (a node holding the data), rack "
+                                "(a rack holding it), any (elsewhere)")
+                          .Register(metrics.registry())) {
+  for (LocalityLevel level : {LocalityLevel::kNode, LocalityLevel::kRack, LocalityLevel::kAny}) {
+    locality_children_[static_cast<std::size_t>(level)] =
+        &locality_binds_.Add({{"level", std::string(LocalityLevelName(level))}});
+  }
   for (EvictionKind kind : {EvictionKind::kPreempt, EvictionKind::kReclaim, EvictionKind::kQuota,
                             EvictionKind::kRelease}) {
     kind_children_[kind] = &evictions_by_kind_.Add({{"kind", std::string(EvictionKindName(kind))}});
@@ -114,6 +124,9 @@ void SchedulerMetrics::ObserveSession(const Snapshot& snapshot, const SessionRes
   nominations_.Increment(static_cast<double>(result.nominations.size()));
   unschedulable_.Increment(static_cast<double>(result.unschedulable.size()));
   for (const EvictDecision& e : result.evictions) kind_children_[e.kind]->Increment();
+  for (std::size_t level = 0; level < locality_children_.size(); ++level) {
+    locality_children_[level]->Increment(static_cast<double>(result.stats.locality_binds[level]));
+  }
 
   // The gauges: pending jobs as the session left them; each queue's status as it computed it (an
   // update where it changed one, else the status it read).

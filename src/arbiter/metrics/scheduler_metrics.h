@@ -6,7 +6,9 @@
 //   arbiter_sessions_total                      counter
 //   arbiter_decisions_total{decision}           counter: bind, evict, nominate, unschedulable
 //                                               (pods left pending with a verdict)
-//   arbiter_evictions_decided_total{kind}       counter: preempt, reclaim, quota
+//   arbiter_evictions_decided_total{kind}       counter: preempt, reclaim, quota, release
+//   arbiter_locality_binds_total{level}         counter: pods bound whose job names its data, by
+//                                               node, rack, any (plugins/locality.h)
 //   arbiter_pending_jobs{queue, gate}           gauge, as the last session left them
 //   arbiter_queue_{deserved,allocated,used}{queue, resource}   gauge, canonical units
 //   arbiter_queue_capability{queue, resource}   gauge, for the resources the queue limits
@@ -17,6 +19,7 @@
 // Thread safety: ObserveSession from the session loop; scrapes from any thread.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -27,6 +30,7 @@
 #include <prometheus/histogram.h>
 
 #include "arbiter/cache/snapshot.h"
+#include "arbiter/framework/plugin.h"
 #include "arbiter/framework/session_result.h"
 #include "arbiter/metrics/metrics.h"
 
@@ -69,6 +73,8 @@ class SchedulerMetrics {
   prometheus::Counter& unschedulable_;
   prometheus::Family<prometheus::Counter>& evictions_by_kind_;
   std::map<EvictionKind, prometheus::Counter*> kind_children_;
+  prometheus::Family<prometheus::Counter>& locality_binds_;
+  std::array<prometheus::Counter*, 3> locality_children_{};  // by LocalityLevel
 
   mutable std::mutex mu_;
   Families state_;  // the gauges of the last session

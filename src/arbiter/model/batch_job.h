@@ -111,6 +111,8 @@ struct BatchJobSpec {
   SuccessPolicy success_policy;
   // Given to its PodGroup (model/pod_group.h TopologyRequest).
   std::optional<TopologyRequest> topology;
+  // Where the job's data lives; given to its PodGroup (model/pod_group.h LocalityRequest).
+  std::optional<LocalityRequest> locality;
 
   std::int32_t MinAvailable() const;
   std::int32_t Replicas() const;

@@ -196,6 +196,15 @@ struct GangReservationStatus {
   friend bool operator==(const GangReservationStatus&, const GangReservationStatus&) = default;
 };
 
+// status.locality, for a group that names its data (spec.locality): where its pods holding nodes
+// are, by how local to the data (plugins/locality.h).
+struct LocalityStatus {
+  std::int32_t node_local = 0;  // on a node holding the data
+  std::int32_t rack_local = 0;  // in a rack holding it
+  std::int32_t remote = 0;      // elsewhere
+  friend bool operator==(const LocalityStatus&, const LocalityStatus&) = default;
+};
+
 struct PodGroupStatus {
   PodGroupPhase phase = PodGroupPhase::kPending;
   std::int32_t scheduled = 0;
@@ -207,6 +216,7 @@ struct PodGroupStatus {
   std::vector<Condition> conditions;  // "Scheduled", "Unschedulable", "Preempted"
   std::optional<PendingExplanation> explanation;
   std::optional<GangReservationStatus> reservation;
+  std::optional<LocalityStatus> locality;
   friend bool operator==(const PodGroupStatus&, const PodGroupStatus&) = default;
 };
 

@@ -26,18 +26,6 @@ bool Contains(const std::vector<T>& sorted, const T& v) {
 
 }  // namespace
 
-std::string_view LocalityLevelName(LocalityLevel level) {
-  switch (level) {
-    case LocalityLevel::kNode:
-      return "node";
-    case LocalityLevel::kRack:
-      return "rack";
-    case LocalityLevel::kAny:
-      return "any";
-  }
-  return "any";
-}
-
 StatusOr<std::unique_ptr<Plugin>> LocalityPlugin::Create(const YAML::Node& args) {
   PluginArgs reader(std::string(kName), args);
   ARBITER_RETURN_IF_ERROR(reader.Check());
@@ -240,6 +228,14 @@ FilterResult LocalityPlugin::NodeConstraint(const Session& session, TaskIndex ta
       " (delay scheduling: it waits " + std::to_string(left) + "s more for " +
       (allowed == LocalityLevel::kNode ? "a node holding its data" : "a node in their racks") +
       ")");
+}
+
+std::optional<LocalityLevel> LocalityPlugin::Locality(const Session& session, TaskIndex task,
+                                                      NodeIndex node) const {
+  const JobIndex j = session.task(task).job;
+  const JobInfo& job = session.job(j);
+  if (job.group == nullptr || !job.group->spec.locality.has_value()) return std::nullopt;
+  return LevelOf(j, node);  // data on no node of the cluster: elsewhere, wherever it runs
 }
 
 std::uint64_t LocalityPlugin::ClassKey(const Session& session, TaskIndex task) const {

@@ -23,7 +23,8 @@
 // the topology plugin's rack).
 //
 // Extension points: Score, Filter (NodeConstraint: the wait), PlacementClass (tasks of jobs whose
-// data or wait differ are not judged alike).
+// data or wait differ are not judged alike), Locality (how local a pod's node is, for its
+// PodGroup's status.locality and arbiter_locality_binds_total).
 #pragma once
 
 #include <cstdint>
@@ -47,14 +48,11 @@ struct LocalityOptions {
   std::string rack_label;
 };
 
-// How local a node is to a job's data.
-enum class LocalityLevel : std::uint8_t { kNode, kRack, kAny };
-std::string_view LocalityLevelName(LocalityLevel level);
-
 class LocalityPlugin final : public Plugin,
                              public ScoreExtension,
                              public FilterExtension,
-                             public PlacementClassExtension {
+                             public PlacementClassExtension,
+                             public LocalityExtension {
  public:
   static constexpr std::string_view kName = "locality";
   static StatusOr<std::unique_ptr<Plugin>> Create(const YAML::Node& args);
@@ -70,6 +68,8 @@ class LocalityPlugin final : public Plugin,
     return FilterResult::Fit();
   }
   std::uint64_t ClassKey(const Session& session, TaskIndex task) const override;
+  std::optional<LocalityLevel> Locality(const Session& session, TaskIndex task,
+                                        NodeIndex node) const override;
 
   // How local `node` is to the data of `job` (kAny when the job names none).
   LocalityLevel LevelOf(JobIndex job, NodeIndex node) const;

@@ -2,6 +2,7 @@
 // allocate, on in-memory clusters of racks: one behaviour per test.
 #include "arbiter/plugins/locality.h"
 
+#include <array>
 #include <chrono>
 #include <map>
 #include <string>
@@ -84,6 +85,33 @@ TEST(Locality, PodsGoOnTheNodesHoldingTheirData) {
   AddJob(cluster, "g", 2, "2", {"b1"});
   cluster.RunSession();
   EXPECT_EQ(NodesOf(cluster, "g"), (std::map<std::string, int>{{"b1", 2}}));
+}
+
+// What was achieved is reported: the PodGroup's status.locality counts its pods by where they are
+// against its data, and the session's result counts the binds (arbiter_locality_binds_total).
+// b1 (8 cpu) holds 2 of the 3 pods of 3 cpu; the third goes to b0, in its rack, once the wait is
+// over. A group naming no data has no status.locality.
+TEST(Locality, WhatWasAchievedIsReported) {
+  FakeCluster cluster;
+  AddRacks(cluster, 2, 2);
+  AddJob(cluster, "g", 2, "3", {"b1"});
+  cluster.Add(MakePodGroup("plain").Build());
+  cluster.Add(MakePod("plain-0").Group("plain").Request("cpu", "1").Build());
+  SessionResult first = cluster.RunSession();
+  EXPECT_EQ(first.stats.locality_binds, (std::array<std::int64_t, 3>{2, 0, 0}));
+  cluster.RunSession();
+  EXPECT_EQ(cluster.group("default/g").status.locality, (LocalityStatus{2, 0, 0}));
+  EXPECT_FALSE(cluster.group("default/plain").status.locality.has_value());
+
+  cluster.Add(MakePod("g-2").Group("g").Request("cpu", "3").Build());
+  std::array<std::int64_t, 3> binds{};
+  while (NodesOf(cluster, "g").size() < 2 && Waited(cluster) < 60) {
+    const SessionResult r = cluster.RunSession();
+    for (std::size_t i = 0; i < binds.size(); ++i) binds[i] += r.stats.locality_binds[i];
+  }
+  EXPECT_EQ(binds, (std::array<std::int64_t, 3>{0, 1, 0}));
+  cluster.RunSession();
+  EXPECT_EQ(cluster.group("default/g").status.locality, (LocalityStatus{2, 1, 0}));
 }
 
 // Data in a rack (not on a node): the pods go in that rack.

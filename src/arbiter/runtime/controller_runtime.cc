@@ -40,6 +40,9 @@ std::string PodGroupCreateJson(const PodGroup& group) {
   if (group.spec.topology.has_value()) {
     spec["topology"] = nlohmann::json::parse(controllers::TopologyJson(group.spec.topology));
   }
+  if (group.spec.locality.has_value()) {
+    spec["locality"] = nlohmann::json::parse(controllers::LocalityJson(group.spec.locality));
+  }
   nlohmann::json body = {{"apiVersion", "arbiter.dev/v1alpha1"},
                          {"kind", "PodGroup"},
                          {"metadata", std::move(metadata)},
@@ -641,6 +644,14 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
         controllers::PodGroupTopologyPatchJson(*plan.set_group_topology), k8s::PatchType::kMerge);
     if (!patched.ok() && patched.status().code() != StatusCode::kNotFound) {
       ReportOnce("batchjob " + key + ": giving its podgroup the new topology", patched.status());
+    }
+  }
+  if (plan.set_group_locality.has_value()) {
+    StatusOr<std::string> patched = Writer().Patch(
+        "/apis/arbiter.dev/v1alpha1/namespaces/" + ns + "/podgroups/" + job.meta.name,
+        controllers::PodGroupLocalityPatchJson(*plan.set_group_locality), k8s::PatchType::kMerge);
+    if (!patched.ok() && patched.status().code() != StatusCode::kNotFound) {
+      ReportOnce("batchjob " + key + ": giving its podgroup where its data is", patched.status());
     }
   }
   if ((plan.ensure_service || plan.ensure_hosts) && !aux_made_.contains(job.meta.uid)) {

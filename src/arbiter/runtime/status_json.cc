@@ -103,6 +103,10 @@ nlohmann::json StatusObject(const PodGroupStatus& status) {
     if (r->estimated_start) reservation["estimatedStart"] = FormatRfc3339(*r->estimated_start);
     out["reservation"] = std::move(reservation);
   }
+  if (const auto& l = status.locality) {
+    out["locality"] = {
+        {"nodeLocal", l->node_local}, {"rackLocal", l->rack_local}, {"remote", l->remote}};
+  }
   return out;
 }
 

@@ -113,6 +113,23 @@ TEST(PodGroupStatusJsonTest, TheReservationComesBackAsItWasWritten) {
   }
 }
 
+TEST(PodGroupStatusJsonTest, TheLocalityComesBackAsItWasWritten) {
+  PodGroupStatus status;
+  status.locality = LocalityStatus{3, 1, 2};
+  const std::string json = PodGroupStatusJson(status);
+  EXPECT_EQ(nlohmann::json::parse(json)["locality"],
+            nlohmann::json({{"nodeLocal", 3}, {"rackLocal", 1}, {"remote", 2}}));
+  const std::string object = R"({"metadata": {"name": "g", "namespace": "team"},
+      "spec": {"minMember": 2}, "status": )" +
+                             json + "}";
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(object);
+  StatusOr<PodGroup> group = k8s::DecodeObject<PodGroup>(parser, padded);
+  ASSERT_TRUE(group.ok()) << group.status();
+  EXPECT_EQ(group->status.locality, status.locality);
+  EXPECT_FALSE(nlohmann::json::parse(PodGroupStatusJson(PodGroupStatus{})).contains("locality"));
+}
+
 TEST(PodGroupStatusJsonTest, EveryPhaseHasItsName) {
   const std::pair<PodGroupPhase, const char*> phases[] = {
       {PodGroupPhase::kPending, "Pending"}, {PodGroupPhase::kInqueue, "Inqueue"},
