@@ -11,30 +11,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "arbiter/plugins/rack_test_util.h"
 #include "arbiter/plugins/topology.h"
 #include "arbiter/testing/fake_cluster.h"
 
 namespace arbiter {
 namespace {
 
+using test_util::AddRacks;
 using testing::FakeCluster;
 using ::testing::HasSubstr;
-using testing::MakeNode;
 using testing::MakePod;
 using testing::MakePodGroup;
 using testing::MakeQueue;
-
-// Nodes of 8 cpu: rack "a" of `a` nodes (a0, a1...), rack "b" of `b` nodes.
-void AddRacks(FakeCluster& cluster, int a, int b) {
-  for (auto [rack, n] : {std::pair{"a", a}, std::pair{"b", b}}) {
-    for (int i = 0; i < n; ++i) {
-      cluster.Add(MakeNode(std::string(rack) + std::to_string(i))
-                      .Cpu("8")
-                      .Label(std::string(kDefaultRackLabel), rack)
-                      .Build());
-    }
-  }
-}
 
 // A job of `size` pods of `cpu` whose data is on `nodes` (and `racks`).
 void AddJob(FakeCluster& cluster, const std::string& name, int size, const std::string& cpu,

@@ -34,6 +34,16 @@ PodGroupStatus RunningStatus() {
   return status;
 }
 
+// The status written as JSON, read back as the scheduler reads a PodGroup.
+StatusOr<PodGroup> ReadBack(const std::string& status_json) {
+  const std::string object =
+      R"({"metadata": {"name": "g", "namespace": "team"}, "spec": {"minMember": 1}, "status": )" +
+      status_json + "}";
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(object);
+  return k8s::DecodeObject<PodGroup>(parser, padded);
+}
+
 TEST(FormatRfc3339Test, IsUtcWithWholeSeconds) {
   EXPECT_EQ(FormatRfc3339(At(kT)), "2023-11-14T22:13:20Z");
   EXPECT_EQ(FormatRfc3339(At(kT, 999'999'999)), "2023-11-14T22:13:20Z");
@@ -80,12 +90,7 @@ TEST(PodGroupStatusJsonTest, TheExplanationComesBackAsItWasWritten) {
   const nlohmann::json parsed = nlohmann::json::parse(json);
   EXPECT_EQ(parsed["explanation"]["needs"]["cpu"], "1500m");
   EXPECT_EQ(parsed["explanation"]["queue"]["room"]["cpu"], "6");
-  const std::string object = R"({"metadata": {"name": "g", "namespace": "team"},
-      "spec": {"minMember": 1}, "status": )" +
-                             json + "}";
-  simdjson::ondemand::parser parser;
-  simdjson::padded_string padded(object);
-  StatusOr<PodGroup> group = k8s::DecodeObject<PodGroup>(parser, padded);
+  StatusOr<PodGroup> group = ReadBack(json);
   ASSERT_TRUE(group.ok()) << group.status();
   ASSERT_TRUE(group->status.explanation.has_value());
   EXPECT_EQ(*group->status.explanation, e);
@@ -102,12 +107,7 @@ TEST(PodGroupStatusJsonTest, TheReservationComesBackAsItWasWritten) {
     const nlohmann::json parsed = nlohmann::json::parse(json);
     EXPECT_EQ(parsed["reservation"]["nodes"], nlohmann::json({"n1", "n2"}));
     EXPECT_EQ(parsed["reservation"].contains("estimatedStart"), known_start);
-    const std::string object = R"({"metadata": {"name": "g", "namespace": "team"},
-        "spec": {"minMember": 2}, "status": )" +
-                               json + "}";
-    simdjson::ondemand::parser parser;
-    simdjson::padded_string padded(object);
-    StatusOr<PodGroup> group = k8s::DecodeObject<PodGroup>(parser, padded);
+    StatusOr<PodGroup> group = ReadBack(json);
     ASSERT_TRUE(group.ok()) << group.status();
     EXPECT_EQ(group->status.reservation, status.reservation);
   }
@@ -119,12 +119,7 @@ TEST(PodGroupStatusJsonTest, TheLocalityComesBackAsItWasWritten) {
   const std::string json = PodGroupStatusJson(status);
   EXPECT_EQ(nlohmann::json::parse(json)["locality"],
             nlohmann::json({{"nodeLocal", 3}, {"rackLocal", 1}, {"remote", 2}}));
-  const std::string object = R"({"metadata": {"name": "g", "namespace": "team"},
-      "spec": {"minMember": 2}, "status": )" +
-                             json + "}";
-  simdjson::ondemand::parser parser;
-  simdjson::padded_string padded(object);
-  StatusOr<PodGroup> group = k8s::DecodeObject<PodGroup>(parser, padded);
+  StatusOr<PodGroup> group = ReadBack(json);
   ASSERT_TRUE(group.ok()) << group.status();
   EXPECT_EQ(group->status.locality, status.locality);
   EXPECT_FALSE(nlohmann::json::parse(PodGroupStatusJson(PodGroupStatus{})).contains("locality"));
