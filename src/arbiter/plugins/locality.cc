@@ -155,6 +155,12 @@ LocalityLevel LocalityPlugin::LevelOf(JobIndex job, NodeIndex node) const {
   return LocalityLevel::kAny;
 }
 
+double LocalityPlugin::Waited(const Session& session, const JobData& d) {
+  // Not held yet (no room elsewhere): it waits for room anyway, and its clock has not started.
+  if (!d.held_since.has_value()) return 0;
+  return std::chrono::duration<double>(session.now() - *d.held_since).count();
+}
+
 bool LocalityPlugin::QueueOwed(const Session& session, JobIndex j) {
   const QueueIndex q = session.job(j).queue_index;
   if (q == kNoQueue) return false;
@@ -180,10 +186,7 @@ LocalityLevel LocalityPlugin::Allowed(const Session& session, JobIndex j) const 
     if (allowed_[j.pos()] >= 0) return static_cast<LocalityLevel>(allowed_[j.pos()]);
   }
   LocalityLevel level = LocalityLevel::kAny;
-  // Not held yet (no room elsewhere): it waits for room anyway, and its clock has not started.
-  const double waited = d->held_since.has_value()
-                            ? std::chrono::duration<double>(session.now() - *d->held_since).count()
-                            : 0;
+  const double waited = Waited(session, *d);
   if (!QueueOwed(session, j)) {
     if (!d->nodes.empty() && waited < options_.node_wait_seconds) {
       level = LocalityLevel::kNode;
@@ -214,10 +217,7 @@ FilterResult LocalityPlugin::NodeConstraint(const Session& session, TaskIndex ta
   const JobIndex j = session.task(task).job;
   const LocalityLevel allowed = Allowed(session, j);
   if (allowed == LocalityLevel::kAny || LevelOf(j, node) <= allowed) return FilterResult::Fit();
-  const JobData* d = DataOf(j);
-  const double waited = d->held_since.has_value()
-                            ? std::chrono::duration<double>(session.now() - *d->held_since).count()
-                            : 0;
+  const double waited = Waited(session, *DataOf(j));
   const double until = allowed == LocalityLevel::kNode
                            ? options_.node_wait_seconds
                            : options_.node_wait_seconds + options_.rack_wait_seconds;

@@ -91,6 +91,8 @@ class LocalityPlugin final : public Plugin,
   // Whether the job's queue is owed room that others hold: with the job's minimum it stays within
   // its deserved share while another queue is above its own. Such a job does not wait.
   static bool QueueOwed(const Session& session, JobIndex job);
+  // Seconds since the job was first held for locality (0: not held yet).
+  static double Waited(const Session& session, const JobData& data);
 
   LocalityOptions options_;
   std::vector<std::int32_t> rack_of_;  // per node: its rack's index, -1 without one
