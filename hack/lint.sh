@@ -55,8 +55,9 @@ if [[ $mode == changed ]]; then
   if [[ -z $base ]]; then
     base=$(git rev-parse -q --verify origin/main || git rev-list --max-parents=0 HEAD | tail -1)
   fi
-  mapfile -t tidy_files < <(git diff --name-only "$base" -- 'src/*.cc' | while read -r f; do
-    [[ -f $f ]] && echo "$f"; done)
+  # The fuzzers are in the fuzz build's database only, as in the full run below.
+  mapfile -t tidy_files < <(git diff --name-only "$base" -- 'src/*.cc' | grep -v '_fuzz\.cc$' |
+    while read -r f; do [[ -f $f ]] && echo "$f"; done)
 else
   mapfile -t tidy_files < <(printf '%s\n' "${cxx_files[@]}" | grep -E '^src/.*\.cc$' | grep -v '_fuzz\.cc$')
 fi

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Data locality (issue 21): jobs that name where their data lives (PodGroup spec.locality), on 4
 # kwok nodes of 8 CPU labelled topology.arbiter.dev/rack: rack a = nodes 0-1, rack b = nodes 2-3;
-# the locality plugin with waits of 5 s per level. Shown:
+# the locality plugin with a node wait of 5 s and a rack wait of 25 s. Shown:
 #   - a job of 2 × 2 CPU whose data is on node 3 runs there, both pods (without the hint the
 #     default scoring spreads them over the emptiest nodes), and its PodGroup's status.locality
 #     says so;
 #   - a job whose data is on node 1, which is full: it waits, saying why (delay scheduling), places
 #     nothing for the node wait, then runs in the same rack (node 0), not in rack b, which has
 #     more room.
+#   - a job naming a DataSet (spec.locality.dataSet) before the DataSet exists waits, saying so;
+#     once the DataSet is created it runs on the node holding most of its blocks (node 3), not on
+#     the emptiest node (node 2), which holds one.
 # shellcheck source-path=SCRIPTDIR disable=SC2119,SC2016  # optional flags; eval '...' on purpose
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -24,7 +27,7 @@ tiers:
       - {name: predicates}
       - {name: nodeorder}
       - {name: topology}
-      - {name: locality, arguments: {nodeWaitSeconds: 5, rackWaitSeconds: 5}}
+      - {name: locality, arguments: {nodeWaitSeconds: 5, rackWaitSeconds: 25}}
 YAML
 e2e_start_scheduler --config "$E2E_TMP/locality.yaml" --metrics-bind-address 127.0.0.1:0
 metrics_port() {
@@ -70,5 +73,27 @@ locality_binds() {
 }
 expect "arbiter_locality_binds_total counts 2 binds on the data's node, 1 in its rack" \
   eval '[[ $(locality_binds node) == 2 && $(locality_binds rack) == 1 && $(locality_binds any) == 0 ]]'
+
+# A job naming its DataSet before the DataSet exists: it waits for it (at most the node and rack
+# waits, 30 s here, then it would go anywhere).
+pg_yaml reader 1 >"$E2E_TMP/reader.yaml"
+echo '  locality: {dataSet: clicks}' >>"$E2E_TMP/reader.yaml"
+pod_yaml reader-0 group=reader cpu=2 >>"$E2E_TMP/reader.yaml"
+apply_yaml <"$E2E_TMP/reader.yaml"
+wait_until "a job naming the DataSet clicks, which does not exist yet, says it waits for it" 20 \
+  pg_message_matches reader Unschedulable "DataSet $E2E_NS/clicks not found \(delay scheduling"
+k apply -n "$E2E_NS" -f - >/dev/null <<'YAML'
+apiVersion: arbiter.dev/v1alpha1
+kind: DataSet
+metadata: {name: clicks}
+spec:
+  blocks:
+    - {name: part-0, nodes: [kwok-node-3, kwok-node-2]}
+    - {name: part-1, nodes: [kwok-node-3]}
+    - {name: part-2, nodes: [kwok-node-3, kwok-node-0]}
+YAML
+wait_until "once the DataSet exists the job is bound" 20 bound_is arbiter.dev/pod-group=reader 1
+expect "on kwok-node-3, which holds its 3 blocks, not the emptiest kwok-node-2, which holds 1 (it is on: $(nodes_of reader))" \
+  test "$(nodes_of reader)" = "kwok-node-3 "
 
 e2e_done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The PodGroup and Queue CRDs (deploy/crds/) on the real API server: bad objects are rejected by
+# The PodGroup, Queue and DataSet CRDs (deploy/crds/) on the real API server: bad objects are rejected by
 # the server itself with the field named, defaults are filled, a group's queue cannot change once
 # it is admitted, and `kubectl get` shows the printer columns. Needs KUBECONFIG (hack/test.sh).
 set -euo pipefail
@@ -37,7 +37,8 @@ rejected() {
 # kubectl wait fails at once on a CRD whose status has no conditions yet: poll it (60 s at most).
 # shellcheck disable=SC2016  # $KUBECTL is the inner shell's
 KUBECTL=$kubectl timeout 60 sh -c 'until "$KUBECTL" wait --for condition=Established \
-    crd/podgroups.arbiter.dev crd/queues.arbiter.dev --timeout=5s >/dev/null 2>&1
+    crd/podgroups.arbiter.dev crd/queues.arbiter.dev crd/datasets.arbiter.dev --timeout=5s \
+    >/dev/null 2>&1
   do sleep 0.25; done' || { echo "FAIL: the CRDs were not Established within 60 s"; exit 1; }
 "$kubectl" create namespace "$ns" >/dev/null
 
@@ -80,6 +81,23 @@ if [[ $columns =~ NAME.*MIN.*RUNNING.*PHASE.*QUEUE.*AGE ]]; then
 else
   fail "podgroup columns: $columns"
 fi
+
+# DataSets, and PodGroups naming one.
+ds() {  # ds NAME BLOCKS: a DataSet manifest whose spec.blocks is the flow sequence BLOCKS
+  printf 'apiVersion: arbiter.dev/v1alpha1\nkind: DataSet\nmetadata: {name: %s, namespace: %s}\nspec:\n  blocks: %s\n' \
+    "$1" "$ns" "$2"
+}
+if ds clicks '[{name: b0, nodes: [n1, n2]}, {name: b1, nodes: [n2]}]' |
+  "$kubectl" create -f - >/dev/null; then
+  pass "a DataSet of two blocks is accepted"
+else
+  fail "a DataSet of two blocks was refused"
+fi
+got=$("$kubectl" -n "$ns" get datasets clicks -o jsonpath='{.spec.blocks[1].nodes[0]}')
+if [[ $got == n2 ]]; then pass "kubectl get datasets reads it back"; else fail "kubectl get datasets: '$got'"; fi
+rejected "block without nodes" 'spec.blocks\[0\].nodes: Required' -- sh -c "$(declare -f ds); ns=$ns; ds d1 '[{name: b0}]' | '$kubectl' create -f -"
+rejected "two blocks of one name" 'spec.blocks\[1\]: Duplicate value' -- sh -c "$(declare -f ds); ns=$ns; ds d2 '[{name: b0, nodes: [n1]}, {name: b0, nodes: [n2]}]' | '$kubectl' create -f -"
+rejected "empty dataSet name" 'spec.locality.dataSet' -- sh -c "$(declare -f pg); ns=$ns; pg empty-ds 1 '  locality: {dataSet: \"\"}' | '$kubectl' create -f -"
 
 # Queues.
 printf 'apiVersion: arbiter.dev/v1alpha1\nkind: Queue\nmetadata: {name: q-%s}\nspec:\n  capability: {cpu: 100, memory: 1Ti}\n' $$ |

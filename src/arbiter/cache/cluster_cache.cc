@@ -332,6 +332,17 @@ void ClusterCache::DeletePodDisruptionBudget(const PodDisruptionBudget& pdb) {
   if (pdbs_.erase(pdb.meta.Key()) > 0) ++generation_;
 }
 
+void ClusterCache::UpsertDataSet(const DataSet& data_set) {
+  std::lock_guard lock(mu_);
+  data_sets_[data_set.meta.Key()] = std::make_shared<const DataSet>(data_set);
+  ++generation_;
+}
+
+void ClusterCache::DeleteDataSet(const DataSet& data_set) {
+  std::lock_guard lock(mu_);
+  if (data_sets_.erase(data_set.meta.Key()) > 0) ++generation_;
+}
+
 void ClusterCache::ForgetEvicting(const std::string& pod_uid) {
   std::lock_guard lock(mu_);
   auto it = pods_.find(pod_uid);
@@ -617,6 +628,12 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
         job.priority = default_priority.value_or(0);
       }
       job.min_resources = members.group->min_resources;
+      if (group.spec.locality.has_value() && !group.spec.locality->data_set.empty()) {
+        if (auto d = data_sets_.find(ns + "/" + group.spec.locality->data_set);
+            d != data_sets_.end()) {
+          job.data_set = d->second;
+        }
+      }
       job.phase = group.status.phase;
       job.creation = group.meta.creation_timestamp;
     } else {

@@ -32,6 +32,7 @@
 
 #include "arbiter/base/clock.h"
 #include "arbiter/cache/snapshot.h"
+#include "arbiter/model/data_set.h"
 #include "arbiter/model/namespace.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/pod.h"
@@ -71,6 +72,10 @@ class ClusterCache {
   // ignored.
   void UpsertResourceQuota(const ResourceQuota& quota);
   void DeleteResourceQuota(const ResourceQuota& quota);
+  // DataSets (model/data_set.h): a job whose PodGroup names one in spec.locality.dataSet gets it
+  // in JobInfo::data_set while it exists.
+  void UpsertDataSet(const DataSet& data_set);
+  void DeleteDataSet(const DataSet& data_set);
 
   // The scheduler chose `node_name` for the pod: count it there (TaskState::kBinding) until the
   // watch shows the pod bound, deleted or finished. A pod not in the cache is ignored.
@@ -213,6 +218,7 @@ class ClusterCache {
   std::map<std::string, Labels, std::less<>> namespaces_;
   std::map<std::string, std::shared_ptr<const PodDisruptionBudget>, std::less<>> pdbs_;  // ns/name
   std::map<std::string, ResourceQuota, std::less<>> quotas_;                             // ns/name
+  std::map<std::string, std::shared_ptr<const DataSet>, std::less<>> data_sets_;         // ns/name
   std::uint64_t generation_ = 1;
   std::uint64_t snapshot_generation_ = 0;
   std::shared_ptr<const Snapshot> last_snapshot_;

@@ -589,6 +589,27 @@ TEST_F(ClusterCacheTest, GroupMinResourcesAndTaskNames) {
   EXPECT_EQ(snap->tasks[0].task_name, "ps");
 }
 
+// A group naming a DataSet of its namespace gets it in the snapshot while it exists; one of
+// another namespace with that name is not its.
+TEST_F(ClusterCacheTest, AGroupGetsTheDataSetItNamesInItsNamespace) {
+  cache_.UpsertPodGroup(MakePodGroup("g").DataSetName("clicks").Build());
+  EXPECT_EQ(Snap()->jobs[0].data_set, nullptr);
+  DataSet elsewhere;
+  elsewhere.meta.namespace_name = "other";
+  elsewhere.meta.name = "clicks";
+  cache_.UpsertDataSet(elsewhere);
+  EXPECT_EQ(Snap()->jobs[0].data_set, nullptr);
+  DataSet clicks = elsewhere;
+  clicks.meta.namespace_name = "default";
+  clicks.blocks = {DataBlock{"b0", {"n1"}}};
+  cache_.UpsertDataSet(clicks);
+  auto snap = Snap();
+  ASSERT_NE(snap->jobs[0].data_set, nullptr);
+  EXPECT_EQ(*snap->jobs[0].data_set, clicks);
+  cache_.DeleteDataSet(clicks);
+  EXPECT_EQ(Snap()->jobs[0].data_set, nullptr);
+}
+
 // --- PodGroups of other APIs ---
 
 TEST_F(ClusterCacheTest, PodsJoinAGroupOfAnyApiByItsName) {

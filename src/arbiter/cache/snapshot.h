@@ -33,6 +33,7 @@
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/strong_id.h"
+#include "arbiter/model/data_set.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/object_meta.h"
 #include "arbiter/model/placement_rules.h"
@@ -119,7 +120,10 @@ struct JobInfo {
   std::string name;                       // the group's name, or the pod's for a group of one
   std::string uid;                        // the group's uid, or the pod's
   std::shared_ptr<const PodGroup> group;  // null for a group of one and for a missing group
-  bool group_missing = false;             // pods name a group that does not exist
+  // The DataSet its group names in spec.locality.dataSet (same namespace); null when it names
+  // none or the DataSet does not exist (then only the group's node and rack hints count).
+  std::shared_ptr<const DataSet> data_set;
+  bool group_missing = false;  // pods name a group that does not exist
   std::string queue{kDefaultQueueName};
   QueueIndex queue_index = kNoQueue;  // kNoQueue when the queue does not exist
   std::int32_t min_member = 1;

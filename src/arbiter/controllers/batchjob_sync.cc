@@ -650,11 +650,21 @@ json TopologyObject(const std::optional<TopologyRequest>& t) {
   return out;
 }
 
-json LocalityObject(const std::optional<LocalityRequest>& l) {
+// `for_patch`: what the job no longer names is written null, so that a merge patch removes it
+// from the group (an absent key would keep the group's old value).
+json LocalityObject(const std::optional<LocalityRequest>& l, bool for_patch = false) {
   if (!l.has_value()) return nullptr;
   json out = json::object();
-  if (!l->nodes.empty()) out["nodes"] = l->nodes;
-  if (!l->racks.empty()) out["racks"] = l->racks;
+  auto put = [&](const char* key, json value, bool empty) {
+    if (!empty) {
+      out[key] = std::move(value);
+    } else if (for_patch) {
+      out[key] = nullptr;
+    }
+  };
+  put("nodes", l->nodes, l->nodes.empty());
+  put("racks", l->racks, l->racks.empty());
+  put("dataSet", l->data_set, l->data_set.empty());
   return out;
 }
 
@@ -666,7 +676,7 @@ std::string LocalityJson(const std::optional<LocalityRequest>& locality) {
 
 std::string PodGroupLocalityPatchJson(const std::optional<LocalityRequest>& locality) {
   // A merge patch replaces lists whole, so a hint removed from the job goes from the group too.
-  return json{{"spec", {{"locality", LocalityObject(locality)}}}}.dump();
+  return json{{"spec", {{"locality", LocalityObject(locality, /*for_patch=*/true)}}}}.dump();
 }
 
 std::string TopologyJson(const std::optional<TopologyRequest>& topology) {

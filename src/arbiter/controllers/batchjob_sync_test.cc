@@ -534,16 +534,25 @@ TEST(BatchJobSyncTest, ItsDataLocalityReachesThePodGroupAndFollowsChanges) {
   World world(ParseJob(R"({"locality": {"nodes": ["n1", "n2"]}, "tasks": [{"name": "w"}]})"));
   world.Settle();
   ASSERT_TRUE(world.group().has_value());
-  EXPECT_EQ(world.group()->spec.locality, (LocalityRequest{{"n1", "n2"}, {}}));
+  EXPECT_EQ(world.group()->spec.locality, (LocalityRequest{{"n1", "n2"}, {}, ""}));
   EXPECT_FALSE(world.Sync().set_group_locality.has_value());  // unchanged: nothing to write
 
-  world.SetLocality(LocalityRequest{{"n3"}, {"r1"}});
+  world.SetLocality(LocalityRequest{{"n3"}, {"r1"}, ""});
   JobPlan plan = world.Sync();
   ASSERT_TRUE(plan.set_group_locality.has_value());
-  EXPECT_EQ(world.group()->spec.locality, (LocalityRequest{{"n3"}, {"r1"}}));
+  EXPECT_EQ(world.group()->spec.locality, (LocalityRequest{{"n3"}, {"r1"}, ""}));
   EXPECT_FALSE(world.Sync().set_group_locality.has_value());
-  EXPECT_EQ(PodGroupLocalityPatchJson(LocalityRequest{{"n3"}, {"r1"}}),
-            R"({"spec":{"locality":{"nodes":["n3"],"racks":["r1"]}}})");
+  // What the job no longer names is removed from the group (null in a merge patch).
+  EXPECT_EQ(PodGroupLocalityPatchJson(LocalityRequest{{"n3"}, {"r1"}, ""}),
+            R"({"spec":{"locality":{"dataSet":null,"nodes":["n3"],"racks":["r1"]}}})");
+
+  world.SetLocality(LocalityRequest{{}, {}, "clicks"});
+  plan = world.Sync();
+  ASSERT_TRUE(plan.set_group_locality.has_value());
+  EXPECT_EQ(world.group()->spec.locality, (LocalityRequest{{}, {}, "clicks"}));
+  EXPECT_EQ(PodGroupLocalityPatchJson(LocalityRequest{{}, {}, "clicks"}),
+            R"({"spec":{"locality":{"dataSet":"clicks","nodes":null,"racks":null}}})");
+  EXPECT_EQ(LocalityJson(LocalityRequest{{}, {}, "clicks"}), R"({"dataSet":"clicks"})");
 
   world.SetLocality(std::nullopt);
   plan = world.Sync();
@@ -552,7 +561,7 @@ TEST(BatchJobSyncTest, ItsDataLocalityReachesThePodGroupAndFollowsChanges) {
   EXPECT_EQ(PodGroupLocalityPatchJson(std::nullopt), R"({"spec":{"locality":null}})");
 
   world.DisownGroup();
-  world.SetLocality(LocalityRequest{{"n4"}, {}});
+  world.SetLocality(LocalityRequest{{"n4"}, {}, ""});
   EXPECT_FALSE(world.Sync().set_group_locality.has_value());
 }
 

@@ -409,6 +409,31 @@ Status ReadBody(raw_json_string key, value& f, PodDisruptionBudget& out) {
   return Status::Ok();
 }
 
+Status ReadBody(raw_json_string key, value& f, DataSet& out) {
+  if (key != "spec") return Status::Ok();
+  return At("spec", ReadFields(f, [&](raw_json_string k, value& g) {
+              if (k != "blocks") return Status::Ok();
+              return At("blocks", ReadArray(g, [&](value& item) {
+                          DataBlock& block = out.blocks.emplace_back();
+                          return ReadFields(item, [&](raw_json_string bk, value& b) {
+                            if (bk == "name") {
+                              ARBITER_RETURN_IF_ERROR(At("name", ReadString(b, block.name)));
+                              return block.name.empty() ? At("name", Here("must not be empty"))
+                                                        : Status::Ok();
+                            }
+                            if (bk != "nodes") return Status::Ok();
+                            ARBITER_RETURN_IF_ERROR(At("nodes", ReadStringArray(b, block.nodes)));
+                            for (std::size_t i = 0; i < block.nodes.size(); ++i) {
+                              if (block.nodes[i].empty()) {
+                                return At("nodes", AtIndex(i, Here("must not be empty")));
+                              }
+                            }
+                            return Status::Ok();
+                          });
+                        }));
+            }));
+}
+
 Status ReadApiStatus(value& v, ApiStatus& out) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "code") return At("code", ReadInt32(f, out.code));
@@ -459,6 +484,10 @@ StatusOr<ResourceQuota> DecodeResourceQuota(simdjson::ondemand::value json_value
 }
 StatusOr<PodDisruptionBudget> DecodePodDisruptionBudget(simdjson::ondemand::value json_value) {
   return decode_internal::DecodeTop<PodDisruptionBudget>(json_value, true);
+}
+
+StatusOr<DataSet> DecodeDataSet(simdjson::ondemand::value json_value) {
+  return decode_internal::DecodeTop<DataSet>(json_value, true);
 }
 
 StatusOr<ApiStatus> DecodeApiStatus(simdjson::ondemand::value json_value) {
@@ -594,5 +623,6 @@ ARBITER_K8S_INSTANTIATE_DECODERS(Lease);
 ARBITER_K8S_INSTANTIATE_DECODERS(Event);
 ARBITER_K8S_INSTANTIATE_DECODERS(ResourceQuota);
 ARBITER_K8S_INSTANTIATE_DECODERS(PodDisruptionBudget);
+ARBITER_K8S_INSTANTIATE_DECODERS(DataSet);
 
 }  // namespace arbiter::k8s

@@ -36,6 +36,7 @@
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
 #include "arbiter/model/batch_job.h"
+#include "arbiter/model/data_set.h"
 #include "arbiter/model/event.h"
 #include "arbiter/model/lease.h"
 #include "arbiter/model/namespace.h"
@@ -67,6 +68,8 @@ StatusOr<SchedulerPluginsPodGroup> DecodeSchedulerPluginsPodGroup(
 StatusOr<Queue> DecodeQueue(simdjson::ondemand::value json_value);
 StatusOr<PodDisruptionBudget> DecodePodDisruptionBudget(simdjson::ondemand::value json_value);
 StatusOr<BatchJob> DecodeBatchJob(simdjson::ondemand::value json_value);
+// A DataSet's block names and replica nodes must not be empty.
+StatusOr<DataSet> DecodeDataSet(simdjson::ondemand::value json_value);
 
 // One object as a whole JSON document (a GET response). T is one of the model types above.
 template <typename T>

@@ -55,6 +55,7 @@ constexpr Decoder kDecoders[] = {
     DecodeAllWays<Pod>,           DecodeAllWays<Node>,     DecodeAllWays<Namespace>,
     DecodeAllWays<PriorityClass>, DecodeAllWays<Lease>,    DecodeAllWays<Event>,
     DecodeAllWays<ResourceQuota>, DecodeAllWays<PodGroup>, DecodeAllWays<Queue>,
+    DecodeAllWays<DataSet>,
 };
 constexpr std::size_t kDecoderCount = std::size(kDecoders);
 

@@ -171,6 +171,7 @@ inline std::string_view KindName(const PodDisruptionBudget& /*unused*/) {
   return "poddisruptionbudget";
 }
 inline std::string_view KindName(const BatchJob& /*unused*/) { return "batchjob"; }
+inline std::string_view KindName(const DataSet& /*unused*/) { return "dataset"; }
 
 Status ReadBody(raw_json_string key, value& f, Pod& out);
 Status ReadBody(raw_json_string key, value& f, Node& out);
@@ -186,6 +187,7 @@ Status ReadBody(raw_json_string key, value& f, SchedulerPluginsPodGroup& out);
 Status ReadBody(raw_json_string key, value& f, Queue& out);
 Status ReadBody(raw_json_string key, value& f, PodDisruptionBudget& out);
 Status ReadBody(raw_json_string key, value& f, BatchJob& out);
+Status ReadBody(raw_json_string key, value& f, DataSet& out);
 
 template <PodGroupDialect D>
 std::string_view KindName(const DialectPodGroupMeta<D>& /*unused*/) {

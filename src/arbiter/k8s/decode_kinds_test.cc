@@ -207,17 +207,53 @@ TEST(DecodePodGroupTest, ReadsLocality) {
   StatusOr<PodGroup> group = Decode<PodGroup>(R"({"metadata": {"name": "g", "namespace": "ml"},
     "spec": {"locality": {"nodes": ["n1", "n7"], "racks": ["r2"]}}})");
   ASSERT_TRUE(group.ok()) << group.status();
-  EXPECT_EQ(group->spec.locality, (LocalityRequest{{"n1", "n7"}, {"r2"}}));
+  EXPECT_EQ(group->spec.locality, (LocalityRequest{{"n1", "n7"}, {"r2"}, ""}));
   group = Decode<PodGroup>(
       R"({"metadata": {"name": "g", "namespace": "ml"}, "spec": {"locality": null}})");
   ASSERT_TRUE(group.ok()) << group.status();
   EXPECT_EQ(group->spec.locality, std::nullopt);
+  group = Decode<PodGroup>(R"({"metadata": {"name": "g", "namespace": "ml"},
+    "spec": {"locality": {"dataSet": "clicks"}}})");
+  ASSERT_TRUE(group.ok()) << group.status();
+  EXPECT_EQ(group->spec.locality, (LocalityRequest{{}, {}, "clicks"}));
   for (const auto& [spec, error] : std::vector<std::pair<std::string, std::string>>{
            {R"({"locality": {"nodes": "n1"}})", "podgroup ml/g: spec.locality.nodes: "},
            {R"({"locality": {"racks": ["r1", ""]}})",
-            "podgroup ml/g: spec.locality.racks[1]: must not be empty"}}) {
+            "podgroup ml/g: spec.locality.racks[1]: must not be empty"},
+           {R"({"locality": {"dataSet": ""}})",
+            "podgroup ml/g: spec.locality.dataSet: must not be empty"},
+           {R"({"locality": {"dataSet": 3}})", "podgroup ml/g: spec.locality.dataSet: "}}) {
     StatusOr<PodGroup> bad =
         Decode<PodGroup>(R"({"metadata": {"name": "g", "namespace": "ml"}, "spec": )" + spec + "}");
+    ASSERT_FALSE(bad.ok()) << spec;
+    EXPECT_EQ(bad.status().message().substr(0, error.size()), error) << spec;
+  }
+}
+
+TEST(DecodeDataSetTest, ReadsBlocksAndTheirReplicas) {
+  StatusOr<DataSet> d = Decode<DataSet>(R"({"apiVersion": "arbiter.dev/v1alpha1", "kind": "DataSet",
+    "metadata": {"name": "clicks", "namespace": "ml"},
+    "spec": {"blocks": [{"name": "b0", "nodes": ["n1", "n2"], "size": "128Mi"},
+                        {"name": "b1", "nodes": []}]}})");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->meta.Key(), "ml/clicks");
+  EXPECT_EQ(d->blocks, (std::vector<DataBlock>{{"b0", {"n1", "n2"}}, {"b1", {}}}));
+  d = Decode<DataSet>(R"({"metadata": {"name": "empty", "namespace": "ml"}, "spec": {}})");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_TRUE(d->blocks.empty());
+}
+
+TEST(DecodeDataSetTest, ErrorsNameTheBlockAndField) {
+  for (const auto& [spec, error] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"blocks": {"name": "b0"}})", "dataset ml/d: spec.blocks: "},
+           {R"({"blocks": [{"name": "b0", "nodes": ["n1"]}, {"name": ""}]})",
+            "dataset ml/d: spec.blocks[1].name: must not be empty"},
+           {R"({"blocks": [{"name": "b0", "nodes": ["n1", ""]}]})",
+            "dataset ml/d: spec.blocks[0].nodes[1]: must not be empty"},
+           {R"({"blocks": [{"name": "b0", "nodes": "n1"}]})",
+            "dataset ml/d: spec.blocks[0].nodes: "}}) {
+    StatusOr<DataSet> bad =
+        Decode<DataSet>(R"({"metadata": {"name": "d", "namespace": "ml"}, "spec": )" + spec + "}");
     ASSERT_FALSE(bad.ok()) << spec;
     EXPECT_EQ(bad.status().message().substr(0, error.size()), error) << spec;
   }

@@ -69,6 +69,11 @@ Status ReadLocality(value& v, std::optional<LocalityRequest>& out) {
   Status read = ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "nodes") return At("nodes", ReadStringArray(f, l.nodes));
     if (key == "racks") return At("racks", ReadStringArray(f, l.racks));
+    if (key == "dataSet") {
+      if (IsNull(f)) return Status::Ok();
+      ARBITER_RETURN_IF_ERROR(At("dataSet", ReadString(f, l.data_set)));
+      return l.data_set.empty() ? At("dataSet", Here("must not be empty")) : Status::Ok();
+    }
     return Status::Ok();
   });
   if (!read.ok()) return read;

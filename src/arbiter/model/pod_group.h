@@ -78,12 +78,14 @@ struct TopologyRequest {
 };
 
 // spec.locality: where the job's data lives (plugins/locality.h): nodes holding a replica of its
-// input, and racks holding it. The scheduler prefers those nodes, then nodes in those racks (and
-// in the racks of those nodes), then any node, and may hold the job's pods for a bounded time
-// while only non-local room is free (delay scheduling).
+// input, racks holding it, and a DataSet of the same namespace (model/data_set.h) whose blocks'
+// replicas say the same per block. The scheduler prefers those nodes, then nodes in those racks
+// (and in the racks of those nodes), then any node, and may hold the job's pods for a bounded
+// time while only non-local room is free (delay scheduling).
 struct LocalityRequest {
   std::vector<std::string> nodes;
   std::vector<std::string> racks;
+  std::string data_set;  // a DataSet's name; empty: none
   friend bool operator==(const LocalityRequest&, const LocalityRequest&) = default;
 };
 

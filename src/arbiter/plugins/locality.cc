@@ -79,23 +79,50 @@ void LocalityPlugin::OnSessionOpen(const Session& session) {
     const JobInfo& job = session.job(j);
     if (job.group == nullptr || !job.group->spec.locality.has_value()) continue;
     const LocalityRequest& hints = *job.group->spec.locality;
-    JobData d;
-    for (const std::string& name : hints.nodes) {
-      if (auto it = node_index.find(name); it != node_index.end()) {
-        d.nodes.push_back(it->second);
-        if (const std::int32_t r = rack_of_[it->second.pos()]; r >= 0) d.racks.push_back(r);
+    // Per node of the cluster holding its data: how many of its DataSet's blocks it holds, or
+    // kAll for a node the hints name.
+    constexpr std::int32_t kAll = -1;
+    std::map<NodeIndex, std::int32_t> held;
+    if (job.data_set != nullptr) {
+      for (const DataBlock& block : job.data_set->blocks) {
+        std::vector<NodeIndex> replicas;
+        for (const std::string& name : block.nodes) {
+          if (auto it = node_index.find(name); it != node_index.end()) {
+            replicas.push_back(it->second);
+          }
+        }
+        std::sort(replicas.begin(), replicas.end());
+        replicas.erase(std::unique(replicas.begin(), replicas.end()), replicas.end());
+        for (NodeIndex n : replicas) ++held[n];
       }
+    }
+    for (const std::string& name : hints.nodes) {
+      if (auto it = node_index.find(name); it != node_index.end()) held[it->second] = kAll;
+    }
+    std::int32_t most = 0;
+    for (const auto& [n, blocks] : held) most = std::max(most, blocks);
+    JobData d;
+    for (const auto& [n, blocks] : held) {  // in node order: nodes stays sorted
+      d.nodes.push_back(n);
+      d.share.push_back(blocks == kAll ? 1.0 : static_cast<double>(blocks) / most);
+      if (const std::int32_t r = rack_of_[n.pos()]; r >= 0) d.racks.push_back(r);
     }
     for (const std::string& name : hints.racks) {
       if (auto it = rack_index.find(name); it != rack_index.end()) d.racks.push_back(it->second);
     }
-    if (d.nodes.empty() && d.racks.empty()) continue;  // its data is nowhere we place
-    std::sort(d.nodes.begin(), d.nodes.end());
-    d.nodes.erase(std::unique(d.nodes.begin(), d.nodes.end()), d.nodes.end());
+    // A DataSet not known (yet: it may be created just before its job, and arrive on its own
+    // watch) holds the job for the waits, as data on a full node would; then it goes anywhere.
+    d.data_set_missing = !hints.data_set.empty() && job.data_set == nullptr;
+    if (d.nodes.empty() && d.racks.empty() && !d.data_set_missing) continue;  // data is nowhere
+
     std::sort(d.racks.begin(), d.racks.end());
     d.racks.erase(std::unique(d.racks.begin(), d.racks.end()), d.racks.end());
     d.hash = 0x4c4f43414c495459ULL;  // tells "no data" (key 0) from any data
-    for (NodeIndex n : d.nodes) d.hash = Mix(d.hash, static_cast<std::uint64_t>(n.pos()));
+    if (d.data_set_missing) d.hash = Mix(d.hash, std::hash<std::string>()(hints.data_set));
+    for (std::size_t i = 0; i < d.nodes.size(); ++i) {
+      d.hash = Mix(d.hash, static_cast<std::uint64_t>(d.nodes[i].pos()));
+      d.hash = Mix(d.hash, static_cast<std::uint64_t>(d.share[i] * 1e6));
+    }
     d.hash = Mix(d.hash, 0xffffffffULL);
     for (std::int32_t r : d.racks) d.hash = Mix(d.hash, static_cast<std::uint64_t>(r));
     data_of_[j.pos()] = static_cast<std::int32_t>(data_.size());
@@ -178,14 +205,18 @@ bool LocalityPlugin::QueueOwed(const Session& session, JobIndex j) {
   return false;
 }
 
-LocalityLevel LocalityPlugin::Allowed(const Session& session, JobIndex j) const {
+std::optional<LocalityLevel> LocalityPlugin::Allowed(const Session& session, JobIndex j) const {
+  constexpr std::int8_t kNotComputed = -1;
+  constexpr std::int8_t kNowhere = -2;
   const JobData* d = DataOf(j);
   if (d == nullptr) return LocalityLevel::kAny;
   {
     std::lock_guard lock(mu_);
-    if (allowed_[j.pos()] >= 0) return static_cast<LocalityLevel>(allowed_[j.pos()]);
+    const std::int8_t known = allowed_[j.pos()];
+    if (known == kNowhere) return std::nullopt;
+    if (known != kNotComputed) return static_cast<LocalityLevel>(known);
   }
-  LocalityLevel level = LocalityLevel::kAny;
+  std::optional<LocalityLevel> level = LocalityLevel::kAny;
   const double waited = Waited(session, *d);
   if (!QueueOwed(session, j)) {
     if (!d->nodes.empty() && waited < options_.node_wait_seconds) {
@@ -193,17 +224,25 @@ LocalityLevel LocalityPlugin::Allowed(const Session& session, JobIndex j) const 
     } else if (!d->racks.empty() &&
                waited < options_.node_wait_seconds + options_.rack_wait_seconds) {
       level = LocalityLevel::kRack;
+    } else if (d->nodes.empty() && d->racks.empty() &&
+               waited < options_.node_wait_seconds + options_.rack_wait_seconds) {
+      level = std::nullopt;  // its DataSet is not known yet
     }
   }
   std::lock_guard lock(mu_);
-  allowed_[j.pos()] = static_cast<std::int8_t>(level);
+  allowed_[j.pos()] = level.has_value() ? static_cast<std::int8_t>(*level) : kNowhere;
   return level;
 }
 
 double LocalityPlugin::Score(const Session& session, TaskIndex task, NodeIndex node) const {
-  switch (LevelOf(session.task(task).job, node)) {
-    case LocalityLevel::kNode:
-      return 100 * options_.weight;
+  const JobIndex j = session.task(task).job;
+  switch (LevelOf(j, node)) {
+    case LocalityLevel::kNode: {
+      // A node holding more of the data reads less of it over the network.
+      const JobData& d = *DataOf(j);
+      const auto at = std::lower_bound(d.nodes.begin(), d.nodes.end(), node) - d.nodes.begin();
+      return (50 + 50 * d.share[static_cast<std::size_t>(at)]) * options_.weight;
+    }
     case LocalityLevel::kRack:
       return 50 * options_.weight;
     case LocalityLevel::kAny:
@@ -215,17 +254,26 @@ double LocalityPlugin::Score(const Session& session, TaskIndex task, NodeIndex n
 FilterResult LocalityPlugin::NodeConstraint(const Session& session, TaskIndex task,
                                             NodeIndex node) const {
   const JobIndex j = session.task(task).job;
-  const LocalityLevel allowed = Allowed(session, j);
-  if (allowed == LocalityLevel::kAny || LevelOf(j, node) <= allowed) return FilterResult::Fit();
+  const std::optional<LocalityLevel> allowed = Allowed(session, j);
+  if (allowed == LocalityLevel::kAny || (allowed.has_value() && LevelOf(j, node) <= *allowed)) {
+    return FilterResult::Fit();
+  }
   const double waited = Waited(session, *DataOf(j));
   const double until = allowed == LocalityLevel::kNode
                            ? options_.node_wait_seconds
                            : options_.node_wait_seconds + options_.rack_wait_seconds;
-  const auto left = static_cast<std::int64_t>(std::max(0.0, until - waited) + 0.999);
+  const std::string left =
+      std::to_string(static_cast<std::int64_t>(std::max(0.0, until - waited) + 0.999));
+  if (!allowed.has_value()) {
+    const JobInfo& job = session.job(j);
+    return FilterResult::Unresolvable(
+        "DataSet " + job.namespace_name + "/" + job.group->spec.locality->data_set +
+        " not found (delay scheduling: it waits " + left + "s more for it)");
+  }
   return FilterResult::Unresolvable(
       std::string(allowed == LocalityLevel::kNode ? "node(s) not holding the job's data"
                                                   : "node(s) outside the racks of the job's data") +
-      " (delay scheduling: it waits " + std::to_string(left) + "s more for " +
+      " (delay scheduling: it waits " + left + "s more for " +
       (allowed == LocalityLevel::kNode ? "a node holding its data" : "a node in their racks") +
       ")");
 }
@@ -242,7 +290,8 @@ std::uint64_t LocalityPlugin::ClassKey(const Session& session, TaskIndex task) c
   const JobIndex j = session.task(task).job;
   const JobData* d = DataOf(j);
   if (d == nullptr) return 0;
-  return Mix(d->hash, static_cast<std::uint64_t>(Allowed(session, j)));
+  const std::optional<LocalityLevel> allowed = Allowed(session, j);
+  return Mix(d->hash, allowed.has_value() ? static_cast<std::uint64_t>(*allowed) : 0xffU);
 }
 
 }  // namespace arbiter

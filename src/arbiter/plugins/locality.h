@@ -1,10 +1,12 @@
 // locality: data locality with delay scheduling (issue 21, docs/placement.md#data-locality).
 //
 // A job names where its data lives (PodGroup spec.locality: the nodes holding replicas of its
-// input, and racks holding it). Its pods' nodes are scored 100 × weight on a listed node
-// (node-local), 50 × weight in a listed rack or the rack of a listed node (rack-local), 0
-// elsewhere; with the default weight 10 this outweighs nodeorder (at most 200), which then breaks
-// ties among equally local nodes.
+// input, racks holding it, and a DataSet (model/data_set.h) listing its blocks and their replicas'
+// nodes). Its pods' nodes are scored 100 × weight on a listed node or on the node holding most of
+// the DataSet's blocks, down to 50 × weight in proportion to the blocks a node holds (node-local),
+// 50 × weight in a listed rack or the rack of a node holding data (rack-local), 0 elsewhere; with
+// the default weight 10 this outweighs nodeorder (at most 200), which then breaks ties among
+// equally local nodes.
 //
 // Delay scheduling (Zaharia et al., EuroSys 2010): a job is held for locality from the first
 // session in which it waits and some node not holding its data has room for one of its pods (the
@@ -16,7 +18,10 @@
 // runs faster. The wait is skipped when the job's queue is below its deserved share while another
 // queue is above its own (the queue is owed room that others hold: with the job's minimum added its
 // allocation is still within its share): fairness comes first, and waiting for locality must never
-// starve a queue. Hints that name no node or rack of the cluster hold nothing.
+// starve a queue. Hints that name no node or rack of the cluster hold nothing. A DataSet that
+// does not exist (yet: it may be created just before its job and arrive on another watch) holds
+// its job for nodeWaitSeconds + rackWaitSeconds, as data on nodes without room would, then counts
+// as no data (so a misspelt name delays a job, it does not block it).
 //
 // Arguments: weight (default 10, in [0, 100]), nodeWaitSeconds and rackWaitSeconds (default 10
 // each, in [0, 3600]; 0: no wait at that level), rackLabel (default topology.arbiter.dev/rack,
@@ -77,16 +82,21 @@ class LocalityPlugin final : public Plugin,
  private:
   // Where one job's data lives, as this session's node and rack indices.
   struct JobData {
-    std::vector<NodeIndex> nodes;     // sorted
+    std::vector<NodeIndex> nodes;  // sorted
+    // Per node above: the part of the data it holds, in (0, 1]: its blocks of the job's DataSet
+    // over the most any node holds; 1 for a node the hints name.
+    std::vector<double> share;
     std::vector<std::int32_t> racks;  // sorted
     std::uint64_t hash = 0;
+    bool data_set_missing = false;              // it names a DataSet that does not exist (yet)
     std::optional<Clock::WallTime> held_since;  // when it was first held for locality
   };
   // Whether a node less local than the data's narrowest level has room for `need`.
   bool RoomElsewhere(const Session& session, JobIndex job, const ResourceVector& need) const;
   // The narrowest level the job's pods may go on now (delay scheduling), computed once per
-  // session on first use (it asks the queue's deserved share, which OnSessionOpen may not).
-  LocalityLevel Allowed(const Session& session, JobIndex job) const;
+  // session on first use (it asks the queue's deserved share, which OnSessionOpen may not); none
+  // while it waits for a DataSet not known yet.
+  std::optional<LocalityLevel> Allowed(const Session& session, JobIndex job) const;
   const JobData* DataOf(JobIndex job) const;
   // Whether the job's queue is owed room that others hold: with the job's minimum it stays within
   // its deserved share while another queue is above its own. Such a job does not wait.
@@ -100,7 +110,8 @@ class LocalityPlugin final : public Plugin,
   std::vector<JobData> data_;
   std::map<std::string, Clock::WallTime, std::less<>> held_since_;  // by job key, across sessions
   mutable std::mutex mu_;  // guards allowed_: placement fills verdicts in parallel
-  mutable std::vector<std::int8_t> allowed_;  // per job: a LocalityLevel, -1 not yet computed
+  // Per job: a LocalityLevel, -1 not yet computed, -2 none (waiting for its DataSet).
+  mutable std::vector<std::int8_t> allowed_;
 };
 
 }  // namespace arbiter

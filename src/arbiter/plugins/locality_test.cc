@@ -220,6 +220,86 @@ TEST(Locality, HintsNamingNoNodeOfTheClusterAreIgnored) {
   EXPECT_EQ(NodesOf(cluster, "g").size(), 1U);
 }
 
+// A DataSet (blocks, each on the nodes holding a replica).
+DataSet MakeDataSet(const std::string& name,
+                    const std::vector<std::vector<std::string>>& block_nodes) {
+  DataSet d;
+  d.meta.name = name;
+  d.meta.namespace_name = "default";
+  d.meta.uid = "ds-" + name;
+  for (std::size_t i = 0; i < block_nodes.size(); ++i) {
+    d.blocks.push_back(DataBlock{"block-" + std::to_string(i), block_nodes[i]});
+  }
+  return d;
+}
+
+// A job of `size` pods of `cpu` that names the DataSet `data_set`.
+void AddDataSetJob(FakeCluster& cluster, const std::string& name, int size, const std::string& cpu,
+                   const std::string& data_set) {
+  cluster.Add(MakePodGroup(name).MinMember(size).DataSetName(data_set).Build());
+  for (int i = 0; i < size; ++i) {
+    cluster.Add(MakePod(name + "-" + std::to_string(i)).Group(name).Request("cpu", cpu).Build());
+  }
+}
+
+// A job naming a DataSet goes on the node holding most of its blocks, then on the next: b0 holds
+// 3 blocks, a1 2, b1 1 (a block's replicas on a node count once).
+TEST(Locality, ADataSetsBlocksSayWhichNodesHoldTheData) {
+  FakeCluster cluster;
+  AddRacks(cluster, 2, 2);
+  cluster.Add(MakeDataSet("clicks", {{"b0", "a1"}, {"b0", "b0", "a1"}, {"b0", "b1"}}));
+  AddDataSetJob(cluster, "first", 1, "6", "clicks");
+  cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "first"), (std::map<std::string, int>{{"b0", 1}}));
+  AddDataSetJob(cluster, "second", 1, "6", "clicks");
+  cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "second"), (std::map<std::string, int>{{"a1", 1}}));
+  AddDataSetJob(cluster, "third", 1, "6", "clicks");
+  cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "third"), (std::map<std::string, int>{{"b1", 1}}));
+  EXPECT_EQ(cluster.group("default/third").status.locality, (LocalityStatus{1, 0, 0}));
+}
+
+// Delay scheduling holds a DataSet's job as it holds one with hints.
+TEST(Locality, ADataSetJobWaitsForItsDataNode) {
+  FakeCluster cluster;
+  AddRacks(cluster, 2, 2);
+  Fill(cluster, "b1");
+  cluster.Add(MakeDataSet("on-b1", {{"b1"}, {"b1"}}));
+  AddDataSetJob(cluster, "held", 1, "4", "on-b1");
+  cluster.RunSession();
+  EXPECT_TRUE(NodesOf(cluster, "held").empty());
+  EXPECT_THAT(UnschedulableMessage(cluster, "held"),
+              HasSubstr("node(s) not holding the job's data (delay scheduling"));
+  while (NodesOf(cluster, "held").empty() && Waited(cluster) < 60) cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "held"), (std::map<std::string, int>{{"b0", 1}}));  // its rack
+}
+
+// A DataSet not known yet (created just before its job, it may arrive later on its own watch)
+// holds the job, saying so; once it is known the job goes on its data. One that never comes
+// holds its job for nodeWaitSeconds + rackWaitSeconds (20 s by default), not for ever.
+TEST(Locality, ADataSetNotKnownYetHoldsItsJobForTheWaitsOnly) {
+  FakeCluster cluster;
+  AddRacks(cluster, 2, 2);
+  AddDataSetJob(cluster, "early", 1, "4", "clicks");
+  cluster.RunSession();
+  EXPECT_TRUE(NodesOf(cluster, "early").empty());
+  EXPECT_THAT(UnschedulableMessage(cluster, "early"),
+              HasSubstr("DataSet default/clicks not found (delay scheduling: it waits 20s more"));
+  cluster.Add(MakeDataSet("clicks", {{"a1"}}));
+  cluster.RunSession();
+  EXPECT_EQ(NodesOf(cluster, "early"), (std::map<std::string, int>{{"a1", 1}}));
+
+  const auto start = cluster.now();
+  AddDataSetJob(cluster, "typo", 1, "4", "clickz");
+  while (NodesOf(cluster, "typo").empty() && cluster.now() - start < std::chrono::seconds(60)) {
+    cluster.RunSession();
+  }
+  EXPECT_EQ(NodesOf(cluster, "typo").size(), 1U);
+  EXPECT_GE(cluster.now() - start, std::chrono::seconds(20));
+  EXPECT_LT(cluster.now() - start, std::chrono::seconds(30));
+}
+
 TEST(LocalityPlugin, ArgumentsAreChecked) {
   EXPECT_TRUE(LocalityPlugin::Create(YAML::Load("{}")).ok());
   EXPECT_TRUE(

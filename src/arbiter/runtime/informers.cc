@@ -74,6 +74,17 @@ Informers::Informers(k8s::HttpTransport& transport, ClusterCache& cache, Informe
   quotas.on_delete = [this](const ResourceQuota& rq) { cache_.DeleteResourceQuota(rq); };
   Add<ResourceQuota>("resourcequotas", "/api/v1/resourcequotas", 8, std::move(quotas),
                      std::string(kQuotaLabelSelector));
+
+  k8s::ReflectorHandlers<DataSet> data_sets;
+  data_sets.on_add = [this](const DataSet& d) { cache_.UpsertDataSet(d); };
+  data_sets.on_update = [this](const DataSet& /*old*/, const DataSet& d) {
+    cache_.UpsertDataSet(d);
+  };
+  data_sets.on_delete = [this](const DataSet& d) { cache_.DeleteDataSet(d); };
+  // Optional: a cluster whose DataSet CRD is not installed (yet) still schedules, with the
+  // PodGroups' own hints.
+  Add<DataSet>("datasets", "/apis/arbiter.dev/v1alpha1/datasets", 12, std::move(data_sets), {},
+               /*optional=*/true);
 }
 
 Informers::~Informers() { Stop(); }

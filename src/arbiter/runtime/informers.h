@@ -15,6 +15,8 @@
 //                   violate a budget for: preemption chooses them last)
 //   resourcequotas  /api/v1/resourcequotas, only arbiter-controller's (a queue's quota caps what
 //                   the queue may take: model/resource_quota.h QuotaCap)
+//   datasets        /apis/arbiter.dev/v1alpha1/datasets, while served (where jobs' data lives:
+//                   model/data_set.h)
 //
 // HasSynced() is true once every reflector has delivered its first complete LIST: no session may
 // run before (ARCHITECTURE.md §3). An object that fails to decode is logged with its name and

@@ -48,6 +48,8 @@ void SimulatedCluster::Add(const PodDisruptionBudget& pdb) {
   cache_.UpsertPodDisruptionBudget(pdb);
 }
 
+void SimulatedCluster::Add(const DataSet& data_set) { cache_.UpsertDataSet(data_set); }
+
 void SimulatedCluster::Add(const PriorityClass& priority_class) {
   cache_.UpsertPriorityClass(priority_class);
 }

@@ -100,6 +100,7 @@ class SimulatedCluster final : private Effects {
   void Add(const PodGroup& group);
   void Add(const Pod& pod);
   void Add(const PodDisruptionBudget& pdb);
+  void Add(const DataSet& data_set);
   // NotFound when there is no such pod.
   Status DeletePod(const std::string& uid);
   // `key` is namespace/name. NotFound when there is no such group.

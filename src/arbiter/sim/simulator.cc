@@ -120,6 +120,13 @@ class Simulation {
     report_.bind_faults = options_.bind_faults;
     for (const PriorityClass& pc : cluster_spec_.priority_classes) cluster_->Add(pc);
     for (const Queue& q : cluster_spec_.queues) cluster_->Add(q);
+    for (const DataSet& d : cluster_spec_.data_sets) {
+      cluster_->Add(d);
+      std::vector<std::string>& holders = data_set_nodes_[d.meta.Key()];
+      for (const DataBlock& block : d.blocks) {
+        holders.insert(holders.end(), block.nodes.begin(), block.nodes.end());
+      }
+    }
     for (const Node& n : cluster_spec_.nodes) {
       cluster_->Add(n);
       total_cpu_ += n.allocatable.Get(kResourceCpu);
@@ -185,7 +192,16 @@ class Simulation {
     for (const Queue& q : cluster_spec_.queues) queues.insert(q.meta.name);
     std::set<std::string> classes;
     for (const PriorityClass& pc : cluster_spec_.priority_classes) classes.insert(pc.meta.name);
+    std::set<std::string> data_sets;
+    for (const DataSet& d : cluster_spec_.data_sets) data_sets.insert(d.meta.Key());
     for (const JobSpec& job : workload_.jobs) {
+      if (job.locality.has_value() && !job.locality->data_set.empty() &&
+          !data_sets.contains(job.namespace_name + "/" + job.locality->data_set)) {
+        return InvalidArgumentError("job " + job.namespace_name + "/" + job.name +
+                                    " names data set \"" + job.locality->data_set +
+                                    "\", which the cluster file " + cluster_spec_.source +
+                                    " does not define in its namespace");
+      }
       if (!queues.contains(job.queue)) {
         return InvalidArgumentError(
             job.queue_origin + ": job " + job.namespace_name + "/" + job.name + " names queue \"" +
@@ -361,7 +377,7 @@ class Simulation {
       touched.insert(it->second);
       ++report_.binds;
       bound_at_[bind.pod_uid] = t;
-      if (job.spec->locality.has_value()) CountLocality(*job.spec->locality, bind.node_name);
+      if (job.spec->locality.has_value()) CountLocality(*job.spec, bind.node_name);
     }
     ApplyEvictions(record, t);
     for (std::size_t index : touched) {
@@ -696,7 +712,13 @@ class Simulation {
   }
 
   // How local a bound pod is to its job's data.
-  void CountLocality(const LocalityRequest& data, const std::string& node) {
+  void CountLocality(const JobSpec& spec, const std::string& node) {
+    LocalityRequest data = *spec.locality;
+    if (!data.data_set.empty()) {  // Validate() checked that it exists
+      const std::vector<std::string>& holders =
+          data_set_nodes_.at(spec.namespace_name + "/" + data.data_set);
+      data.nodes.insert(data.nodes.end(), holders.begin(), holders.end());
+    }
     LocalityOutcome& out = report_.locality;
     ++out.pods;
     if (std::find(data.nodes.begin(), data.nodes.end(), node) != data.nodes.end()) {
@@ -839,6 +861,8 @@ class Simulation {
   std::vector<QueueState> queues_;
   std::map<std::string, std::size_t> queue_index_;
   std::unordered_map<std::string, std::string> node_rack_, node_zone_;  // node name -> domain
+  // Per DataSet of the cluster file (namespace/name): the nodes holding its blocks' replicas.
+  std::unordered_map<std::string, std::vector<std::string>> data_set_nodes_;
   std::vector<double> racks_per_gang_;
   // Finishes by time, then by job index (arrival order), so that ties are deterministic.
   std::priority_queue<std::pair<std::int64_t, std::size_t>,

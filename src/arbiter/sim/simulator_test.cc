@@ -225,6 +225,33 @@ TEST(Simulate, CountsPodsOnTheirDataWithAndWithoutTheLocalityPlugin) {
   EXPECT_FALSE(nlohmann::json::parse(ReportJson(*plain, false))["summary"].contains("locality"));
 }
 
+// A job naming a DataSet of the cluster file goes on the node holding most of its blocks; a job
+// naming one the cluster file does not define is an error that names it.
+TEST(Simulate, ADataSetOfTheClusterFileSaysWhereAJobsDataIs) {
+  const ClusterSpec c = Cluster(R"(nodes:
+  - {name: a, replicas: 2, cpu: "4", memory: 8Gi, labels: {topology.arbiter.dev/rack: a}}
+  - {name: b, replicas: 2, cpu: "4", memory: 8Gi, labels: {topology.arbiter.dev/rack: b}}
+dataSets:
+  - {name: clicks, blocks: [{name: b0, nodes: [b-0, a-1]}, {name: b1, nodes: [b-0]}]}
+)");
+  StatusOr<SimulationReport> r = Simulate(c, Jobs(R"(jobs:
+  - {name: reader, duration: 1m, locality: {dataSet: clicks},
+     tasks: [{name: t, replicas: 2, requests: {cpu: "2"}}]}
+)"),
+                                          SimulationOptions());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->locality.pods, 2);
+  EXPECT_EQ(r->locality.node_local, 2);  // both on b-0, which holds both blocks
+
+  StatusOr<SimulationReport> bad = Simulate(c, Jobs(R"(jobs:
+  - {name: reader, duration: 1m, locality: {dataSet: views}, tasks: [{name: t}]}
+)"),
+                                            SimulationOptions());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("job default/reader names data set \"views\", which the cluster file"));
+}
+
 TEST(Simulate, QueuesShareByWeight) {
   const ClusterSpec c = Cluster(R"(nodes: [{name: n, replicas: 4, cpu: "4", memory: 16Gi}]
 queues: [{name: a, weight: 1}, {name: b, weight: 3}]

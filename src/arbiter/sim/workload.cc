@@ -251,7 +251,8 @@ StatusOr<ClusterSpec> ParseClusterSpec(std::string_view yaml, std::string_view s
   return yaml::WithDocument(yaml, name, [&](const YAML::Node& root) -> StatusOr<ClusterSpec> {
     const Value v(name, root, "", 0);
     if (!root.IsMap()) return v.Error("expected a mapping");
-    ARBITER_RETURN_IF_ERROR(v.CheckKeys({"description", "nodes", "queues", "priorityClasses"}));
+    ARBITER_RETURN_IF_ERROR(
+        v.CheckKeys({"description", "nodes", "queues", "priorityClasses", "dataSets"}));
     ClusterSpec spec;
     spec.source = name;
     ARBITER_ASSIGN_OR_RETURN(spec.description, v.Key("description").String());
@@ -274,6 +275,12 @@ StatusOr<ClusterSpec> ParseClusterSpec(std::string_view yaml, std::string_view s
     for (std::size_t i = 0; i < classes.size(); ++i) {
       ARBITER_ASSIGN_OR_RETURN(PriorityClass pc, yaml::ParsePriorityClass(classes.Index(i), known));
       spec.priority_classes.push_back(std::move(pc));
+    }
+    const Value data_sets = v.Key("dataSets");
+    ARBITER_RETURN_IF_ERROR(data_sets.CheckList());
+    for (std::size_t i = 0; i < data_sets.size(); ++i) {
+      ARBITER_ASSIGN_OR_RETURN(DataSet d, yaml::ParseDataSet(data_sets.Index(i), known));
+      spec.data_sets.push_back(std::move(d));
     }
     return spec;
   });

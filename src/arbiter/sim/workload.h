@@ -15,6 +15,10 @@
 //   queues:                    # as in scenario files; queue "default" always exists
 //     - {name: team-a, weight: 3, capability: {cpu: 100}}
 //   priorityClasses: [{name: high, value: 1000}]
+//   dataSets:                  # where data lives (model/data_set.h); jobs name one in
+//     - name: clicks           # locality.dataSet
+//       namespace: default     # (the default)
+//       blocks: [{name: b0, nodes: [node-3, node-7]}, {name: b1, nodes: [node-7, node-9]}]
 //
 // Workload file (YAML):
 //
@@ -37,8 +41,9 @@
 //                              # no estimate (what reservations' backfill and forecasts read)
 //       topology: {mode: Required, level: rack}   # the PodGroup's spec.topology (optional;
 //                              # docs/placement.md#topology): its minimum in one rack
-//       locality: {nodes: [n3, n7], racks: [r1]}  # the PodGroup's spec.locality (optional;
-//                              # docs/placement.md#data-locality): where its data lives
+//       locality: {nodes: [n3, n7], racks: [r1], dataSet: clicks}  # the PodGroup's
+//                              # spec.locality (optional; docs/placement.md#data-locality):
+//                              # where its data lives (dataSet: one of the cluster file's)
 //       tasks:                 # the job's pods, by role
 //         - name: worker       # pods mpi-0-worker-0 ... (label arbiter.dev/task: worker)
 //           replicas: 3
@@ -84,6 +89,7 @@
 
 #include "arbiter/base/status.h"
 #include "arbiter/framework/config.h"
+#include "arbiter/model/data_set.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/pod.h"
 #include "arbiter/model/pod_group.h"
@@ -99,6 +105,7 @@ struct ClusterSpec {
   std::vector<Node> nodes;
   std::vector<Queue> queues;
   std::vector<PriorityClass> priority_classes;
+  std::vector<DataSet> data_sets;
 };
 
 // One role of a job: `replicas` identical pods.

@@ -86,6 +86,35 @@ TEST(ParseClusterSpec, ErrorsNameFileLineAndField) {
   EXPECT_THAT(c.status().message(), HasSubstr("c.yaml:2: not valid YAML"));
 }
 
+TEST(ParseClusterSpec, ReadsDataSetsOnItsNodes) {
+  StatusOr<ClusterSpec> c = ParseClusterSpec(R"(nodes: [{name: n, replicas: 3, cpu: "4"}]
+dataSets:
+  - {name: clicks, blocks: [{name: b0, nodes: [n-0, n-1]}, {name: b1, nodes: [n-2]}]}
+  - {name: clicks, namespace: team-a, blocks: []}
+)",
+                                             "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->data_sets.size(), 2U);
+  EXPECT_EQ(c->data_sets[0].meta.Key(), "default/clicks");
+  EXPECT_EQ(c->data_sets[0].blocks,
+            (std::vector<DataBlock>{{"b0", {"n-0", "n-1"}}, {"b1", {"n-2"}}}));
+  EXPECT_EQ(c->data_sets[1].meta.Key(), "team-a/clicks");
+
+  c = ParseClusterSpec(R"(nodes: [{name: n, cpu: "4"}]
+dataSets: [{name: d, blocks: [{name: b0, nodes: [n, m]}]}]
+)",
+                       "c.yaml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(),
+              HasSubstr("c.yaml:2: dataSets[0].blocks[0].nodes[1]: no node m in the cluster"));
+  c = ParseClusterSpec(R"(nodes: [{name: n, cpu: "4"}]
+dataSets: [{name: d}, {name: d}]
+)",
+                       "c.yaml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("data set default/d defined twice"));
+}
+
 TEST(ParseWorkload, ExpandsReplicasTasksAndTimes) {
   StatusOr<Workload> w = ParseWorkload(kWorkload, "w.yaml", 7);
   ASSERT_TRUE(w.ok()) << w.status().message();
@@ -172,7 +201,7 @@ TEST(ParseWorkload, ALocalityGoesToThePodGroup) {
       "tasks: [{name: t}]}\n",
       "w.yaml", 1);
   ASSERT_TRUE(w.ok()) << w.status().message();
-  EXPECT_EQ(w->jobs[0].locality, (LocalityRequest{{"n1", "n2"}, {"r1"}}));
+  EXPECT_EQ(w->jobs[0].locality, (LocalityRequest{{"n1", "n2"}, {"r1"}, ""}));
   w = ParseWorkload(
       "jobs:\n  - name: j\n    duration: 1m\n    locality: {nodes: n1}\n    tasks: [{name: t}]\n",
       "w.yaml", 1);

@@ -122,11 +122,38 @@ StatusOr<TopologyRequest> ParseTopology(const Value& v) {
 }
 
 StatusOr<LocalityRequest> ParseLocality(const Value& v) {
-  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"nodes", "racks"}));
+  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"nodes", "racks", "dataSet"}));
   LocalityRequest request;
   ARBITER_ASSIGN_OR_RETURN(request.nodes, v.Key("nodes").StringList());
   ARBITER_ASSIGN_OR_RETURN(request.racks, v.Key("racks").StringList());
+  ARBITER_ASSIGN_OR_RETURN(request.data_set, v.Key("dataSet").String());
   return request;
+}
+
+StatusOr<DataSet> ParseDataSet(const Value& v, Known& known) {
+  ARBITER_RETURN_IF_ERROR(v.CheckKeys({"name", "namespace", "blocks"}));
+  DataSet d;
+  ARBITER_ASSIGN_OR_RETURN(d.meta.name, v.Key("name").RequiredString());
+  ARBITER_ASSIGN_OR_RETURN(d.meta.namespace_name, v.Key("namespace").String("default"));
+  d.meta.uid = "dataset/" + d.meta.Key();
+  if (!known.data_sets.insert(d.meta.Key()).second) {
+    return v.Key("name").Error("data set " + d.meta.Key() + " defined twice");
+  }
+  const Value blocks = v.Key("blocks");
+  ARBITER_RETURN_IF_ERROR(blocks.CheckList());
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const Value b = blocks.Index(i);
+    ARBITER_RETURN_IF_ERROR(b.CheckKeys({"name", "nodes"}));
+    DataBlock& block = d.blocks.emplace_back();
+    ARBITER_ASSIGN_OR_RETURN(block.name, b.Key("name").RequiredString());
+    ARBITER_ASSIGN_OR_RETURN(block.nodes, b.Key("nodes").StringList());
+    for (std::size_t n = 0; n < block.nodes.size(); ++n) {
+      if (!known.nodes.contains(block.nodes[n])) {
+        return b.Key("nodes").Index(n).Error("no node " + block.nodes[n] + " in the cluster");
+      }
+    }
+  }
+  return d;
 }
 
 StatusOr<Toleration> ParseToleration(const Value& v) {

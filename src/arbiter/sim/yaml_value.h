@@ -23,6 +23,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "arbiter/base/status.h"
+#include "arbiter/model/data_set.h"
 #include "arbiter/model/node.h"
 #include "arbiter/model/pod.h"
 #include "arbiter/model/pod_group.h"
@@ -201,6 +202,7 @@ struct Known {
   std::set<std::string> groups;  // PodGroups and groups named by pods, namespace/name
   std::set<std::string> queues;
   std::set<std::string> priority_classes;
+  std::set<std::string> data_sets;  // namespace/name
 };
 
 // Runs `convert` on the parsed document, turning yaml-cpp's exceptions into errors that name
@@ -233,8 +235,12 @@ StatusOr<Queue> ParseQueue(const Value& v, Known& known);
 StatusOr<Toleration> ParseToleration(const Value& v);
 // `topology: {mode: Required|Preferred, level: rack, maxWaitSeconds: 60}` (a PodGroup's).
 StatusOr<TopologyRequest> ParseTopology(const Value& v);
-// `locality: {nodes: [n1, n2], racks: [r1]}` (a PodGroup's: where the job's data lives).
+// `locality: {nodes: [n1, n2], racks: [r1], dataSet: d}` (a PodGroup's: where the job's data
+// lives).
 StatusOr<LocalityRequest> ParseLocality(const Value& v);
+// `{name: d, namespace: team-a, blocks: [{name: b0, nodes: [n1, n2]}]}`: a DataSet, whose
+// replicas must be on nodes defined before it (known.nodes).
+StatusOr<DataSet> ParseDataSet(const Value& v, Known& known);
 StatusOr<NodeSelector> ParseNodeAffinity(const Value& v);
 StatusOr<std::vector<HostPort>> ParseHostPorts(const Value& v);
 

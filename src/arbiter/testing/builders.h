@@ -204,7 +204,12 @@ class PodGroupBuilder {
     return *this;
   }
   PodGroupBuilder& Locality(std::vector<std::string> nodes, std::vector<std::string> racks = {}) {
-    group_.spec.locality = LocalityRequest{std::move(nodes), std::move(racks)};
+    group_.spec.locality = LocalityRequest{std::move(nodes), std::move(racks), ""};
+    return *this;
+  }
+  PodGroupBuilder& DataSetName(std::string data_set) {
+    if (!group_.spec.locality.has_value()) group_.spec.locality.emplace();
+    group_.spec.locality->data_set = std::move(data_set);
     return *this;
   }
   PodGroupBuilder& Phase(PodGroupPhase phase) {

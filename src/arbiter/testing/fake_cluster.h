@@ -41,6 +41,8 @@ class FakeCluster {
   void Add(const PodGroup& group) { cluster_->Add(group); }
   void Add(const Pod& pod) { cluster_->Add(pod); }
   void Add(const PodDisruptionBudget& pdb) { cluster_->Add(pdb); }
+  void Add(const DataSet& data_set) { cluster_->Add(data_set); }
+  void Delete(const DataSet& data_set) { cluster_->cache().DeleteDataSet(data_set); }
   // As the scheduler's watch of ResourceQuotas would (a queue's, by its annotation).
   void Add(const ResourceQuota& quota) { cluster_->cache().UpsertResourceQuota(quota); }
   void Delete(const Pod& pod) { DeletePod(pod.meta.uid); }
