@@ -171,7 +171,8 @@ scheduler_config() {
 actions: [enqueue, allocate, preempt, reclaim, backfill]
 tiers:
   - plugins: [{name: priority}, {name: gang}, {name: drf}, {name: proportion}]
-  - plugins: [{name: predicates}, {name: nodeorder}, {name: topology}, {name: locality}]
+  - plugins: [{name: predicates}, {name: nodeorder}, {name: topology}, {name: locality},
+              {name: straggler}]
 ${1:-}
 EOF
   echo "$E2E_TMP/scheduler.yaml"

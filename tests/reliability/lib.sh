@@ -120,8 +120,11 @@ print(value)' "$1"
 
 # metric NAME [LABELS]: the value of one sample of the scheduler's metrics (0 if absent), e.g.
 # `metric arbiter_watch_lists_total 'kind="pod"'`.
-metric() {
-  curl -sS "http://127.0.0.1:$SCHED_METRICS_PORT/metrics" | python3 -c '
+metric() { curl -sS "http://127.0.0.1:$SCHED_METRICS_PORT/metrics" | metric_in "$@"; }
+# metric_in NAME [LABELS]: the same, from a scrape on stdin (to read several samples of one
+# instant: two scrapes may see different sessions).
+metric_in() {
+  python3 -c '
 import sys
 name, labels = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""
 total = 0.0

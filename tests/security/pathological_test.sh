@@ -60,8 +60,11 @@ for part in range(4):
             out.write(f"---\napiVersion: arbiter.dev/v1alpha1\nkind: PodGroup\n"
                       f"metadata: {{name: g-{i:05d}, namespace: crowd}}\nspec: {{minMember: 2}}\n")
 EOF
-sessions_before=$(metric arbiter_session_duration_seconds_count 'phase="total"')
-slow_before=$(metric arbiter_session_duration_seconds_bucket 'phase="total",le="3.2768"')
+# The count and the bucket from one scrape each time: a session may end between two scrapes.
+scrape=$(curl -sS "http://127.0.0.1:$SCHED_METRICS_PORT/metrics")
+sessions_before=$(metric_in arbiter_session_duration_seconds_count 'phase="total"' <<<"$scrape")
+slow_before=$(metric_in arbiter_session_duration_seconds_bucket 'phase="total",le="3.2768"' \
+  <<<"$scrape")
 pids=()
 for part in 0 1 2 3; do
   k create -f "$groups/part-$part.yaml" >"$E2E_TMP/groups-$part.log" 2>&1 &
@@ -76,8 +79,11 @@ wait_until "the scheduler holds them all" 60 cached_groups_at_least 10000
   for i in 0 1 2; do pod_yaml "probe-$i" cpu=500m group=probe runfor=1h; done
 } | apply_yaml
 wait_until "a gang of 3 created after them is bound" 60 bound_is arbiter.dev/pod-group=probe 3
-sessions=$(($(metric arbiter_session_duration_seconds_count 'phase="total"') - sessions_before))
-within=$(($(metric arbiter_session_duration_seconds_bucket 'phase="total",le="3.2768"') - slow_before))
+scrape=$(curl -sS "http://127.0.0.1:$SCHED_METRICS_PORT/metrics")
+sessions=$(($(metric_in arbiter_session_duration_seconds_count 'phase="total"' <<<"$scrape") -
+  sessions_before))
+within=$(($(metric_in arbiter_session_duration_seconds_bucket 'phase="total",le="3.2768"' \
+  <<<"$scrape") - slow_before))
 e2e_log "sessions while the 10,000 groups came and the gang was bound: $sessions"
 e2e_log "session time: $(curl -sS "http://127.0.0.1:$SCHED_METRICS_PORT/metrics" |
   grep '^arbiter_session_duration_seconds_bucket{phase="total"' | tr '\n' ' ')"

@@ -184,7 +184,8 @@ SchedulerConfig DefaultSchedulerConfig() {
   config.tiers.push_back(TierConfig{{PluginConfig{"priority", {}}, PluginConfig{"gang", {}},
                                      PluginConfig{"drf", {}}, PluginConfig{"proportion", {}}}});
   config.tiers.push_back(TierConfig{{PluginConfig{"predicates", {}}, PluginConfig{"nodeorder", {}},
-                                     PluginConfig{"topology", {}}, PluginConfig{"locality", {}}}});
+                                     PluginConfig{"topology", {}}, PluginConfig{"locality", {}},
+                                     PluginConfig{"straggler", {}}}});
   return config;
 }
 

@@ -76,7 +76,7 @@ TEST(DefaultSchedulerConfig, ActionsAndTiers) {
   EXPECT_THAT(PluginNames(config.tiers[0]), IsSupersetOf({"priority", "gang"}));
   EXPECT_EQ(PluginNames(config.tiers[0]).front(), "priority");
   EXPECT_THAT(PluginNames(config.tiers[1]),
-              ElementsAre("predicates", "nodeorder", "topology", "locality"));
+              ElementsAre("predicates", "nodeorder", "topology", "locality", "straggler"));
 }
 
 TEST(DefaultSchedulerConfig, BuildsWithTheBuiltinRegistry) {
@@ -88,7 +88,8 @@ TEST(DefaultSchedulerConfig, BuildsWithTheBuiltinRegistry) {
   EXPECT_THAT(plugins.owned,
               SizeIs(config.tiers[0].plugins.size() + config.tiers[1].plugins.size()));
   // Extension points resolved per tier: priority orders jobs and tasks, gang is valid/ready in
-  // tier 0; predicates and locality (its delay) filter, nodeorder and locality score in tier 1.
+  // tier 0; predicates and locality (its delay) filter, nodeorder, locality and straggler score in
+  // tier 1.
   ASSERT_THAT(plugins.job_order, SizeIs(2));
   EXPECT_THAT(plugins.job_order[0], Not(IsEmpty()));
   EXPECT_THAT(plugins.job_order[1], IsEmpty());
@@ -98,7 +99,7 @@ TEST(DefaultSchedulerConfig, BuildsWithTheBuiltinRegistry) {
   EXPECT_THAT(plugins.filter[0], IsEmpty());
   EXPECT_THAT(plugins.filter[1], SizeIs(2));
   EXPECT_THAT(plugins.score[0], IsEmpty());
-  EXPECT_THAT(plugins.score[1], SizeIs(2));
+  EXPECT_THAT(plugins.score[1], SizeIs(3));
 }
 
 // --- Parsing ---

@@ -139,7 +139,7 @@ TEST(SessionStats, EachActionAndPluginIsTimed) {
   plugins.reserve(result.stats.plugin_nanos.size());
   for (const NamedDuration& d : result.stats.plugin_nanos) plugins.push_back(d.name);
   EXPECT_THAT(plugins, ::testing::ElementsAre("priority", "gang", "drf", "proportion", "predicates",
-                                              "nodeorder", "topology", "locality"));
+                                              "nodeorder", "topology", "locality", "straggler"));
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // Decoding of BatchJob (arbiter.dev/v1alpha1): spec with tasks, templates kept as JSON text,
 // policies, status; and the errors that name the field.
+#include <chrono>
+#include <string>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -151,6 +154,31 @@ TEST(DecodePodStatusTest, ReadsReasonAndExitCode) {
       "phase": "Running", "containerStatuses": [{"name": "a", "state": {"running": {}}}]}})");
   ASSERT_TRUE(running.ok()) << running.status();
   EXPECT_FALSE(running->status.exit_code.has_value());
+  EXPECT_FALSE(running->status.finished_at.has_value());
+}
+
+// How long a finished pod ran (the straggler plugin's input): its last container's finishedAt.
+TEST(DecodePodStatusTest, ReadsWhenTheLastContainerFinished) {
+  StatusOr<Pod> pod = Decode<Pod>(R"({"metadata": {"name": "p"}, "status": {
+      "phase": "Succeeded", "startTime": "2026-12-04T10:00:00Z",
+      "containerStatuses": [
+        {"name": "a", "state": {"terminated": {"exitCode": 0,
+                                               "finishedAt": "2026-12-04T10:05:00Z"}}},
+        {"name": "b", "state": {"terminated": {"exitCode": 0,
+                                               "finishedAt": "2026-12-04T10:07:30Z"}}},
+        {"name": "c", "state": {"terminated": {"exitCode": 0, "finishedAt": null}}}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  ASSERT_TRUE(pod->status.finished_at.has_value());
+  ASSERT_TRUE(pod->status.start_time.has_value());
+  EXPECT_EQ(*pod->status.finished_at - *pod->status.start_time, std::chrono::seconds(450));
+
+  StatusOr<Pod> bad = Decode<Pod>(R"({"metadata": {"name": "p", "namespace": "ns"}, "status": {
+      "containerStatuses": [{"name": "a", "state": {"terminated": {"finishedAt": "soon"}}}]}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(
+                "pod ns/p: status.containerStatuses[0].state.terminated.finishedAt"),
+            std::string::npos)
+      << bad.status();
 }
 
 }  // namespace

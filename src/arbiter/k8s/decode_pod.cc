@@ -170,20 +170,33 @@ Status ReadPodSpec(value& v, PodSpec& out) {
   });
 }
 
-// containerStatuses[i]: keeps state.terminated.exitCode when no non-zero code was kept before.
-Status ReadContainerExitCode(value& v, std::optional<std::int32_t>& out) {
+// containerStatuses[i]: keeps state.terminated.exitCode when no non-zero code was kept before,
+// and its finishedAt when it is the latest yet.
+Status ReadContainerTermination(value& v, PodStatus& out) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (!(key == "state")) return Status::Ok();
-    return At("state", ReadFields(f, [&](raw_json_string k, value& g) {
-                if (!(k == "terminated")) return Status::Ok();
-                return At("terminated", ReadFields(g, [&](raw_json_string t, value& h) {
-                            if (!(t == "exitCode")) return Status::Ok();
-                            std::optional<std::int32_t> code;
-                            ARBITER_RETURN_IF_ERROR(At("exitCode", ReadOptionalInt(h, code)));
-                            if (code.has_value() && (!out.has_value() || *out == 0)) out = code;
-                            return Status::Ok();
-                          }));
+    return At(
+        "state", ReadFields(f, [&](raw_json_string k, value& g) {
+          if (!(k == "terminated")) return Status::Ok();
+          return At(
+              "terminated", ReadFields(g, [&](raw_json_string t, value& h) {
+                if (t == "finishedAt") {
+                  std::optional<Clock::WallTime> at;
+                  ARBITER_RETURN_IF_ERROR(At("finishedAt", ReadTime(h, at)));
+                  if (at.has_value() && (!out.finished_at.has_value() || *at > *out.finished_at)) {
+                    out.finished_at = at;
+                  }
+                  return Status::Ok();
+                }
+                if (!(t == "exitCode")) return Status::Ok();
+                std::optional<std::int32_t> code;
+                ARBITER_RETURN_IF_ERROR(At("exitCode", ReadOptionalInt(h, code)));
+                if (code.has_value() && (!out.exit_code.has_value() || *out.exit_code == 0)) {
+                  out.exit_code = code;
+                }
+                return Status::Ok();
               }));
+        }));
   });
 }
 
@@ -202,9 +215,8 @@ Status ReadPodStatus(value& v, PodStatus& out) {
     }
     if (key == "reason") return At("reason", ReadString(f, out.reason));
     if (key == "containerStatuses") {
-      return At("containerStatuses", ReadArray(f, [&](value& item) {
-                  return ReadContainerExitCode(item, out.exit_code);
-                }));
+      return At("containerStatuses",
+                ReadArray(f, [&](value& item) { return ReadContainerTermination(item, out); }));
     }
     return Status::Ok();
   });

@@ -132,6 +132,9 @@ struct PodStatus {
   // The exit code of the first container that terminated with a non-zero code, else of the first
   // that terminated; none while no container has terminated.
   std::optional<std::int32_t> exit_code;
+  // The latest state.terminated.finishedAt of its containers (none while none has terminated):
+  // for a finished pod, when it ended; with start_time, how long it ran.
+  std::optional<Clock::WallTime> finished_at;
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
 

@@ -8,6 +8,7 @@
 #include "arbiter/plugins/predicates.h"
 #include "arbiter/plugins/priority.h"
 #include "arbiter/plugins/proportion.h"
+#include "arbiter/plugins/straggler.h"
 #include "arbiter/plugins/topology.h"
 
 namespace arbiter {
@@ -27,6 +28,8 @@ void RegisterBuiltinPlugins(Registry& registry) {
       registry.AddPlugin(std::string(TopologyPlugin::kName), &TopologyPlugin::Create).ok());
   ARBITER_CHECK(
       registry.AddPlugin(std::string(LocalityPlugin::kName), &LocalityPlugin::Create).ok());
+  ARBITER_CHECK(
+      registry.AddPlugin(std::string(StragglerPlugin::kName), &StragglerPlugin::Create).ok());
 }
 
 }  // namespace arbiter

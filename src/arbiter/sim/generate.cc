@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace arbiter::sim {
 
@@ -37,8 +40,8 @@ std::string GangJobs(std::string_view name, std::int64_t jobs, std::int64_t size
 }  // namespace
 
 std::vector<std::string> GeneratorShapes() {
-  return {"basic-pods", "small-gangs", "big-gangs", "tensorflow", "multi-queue",
-          "contention", "starvation",  "topology",  "locality",   "scale"};
+  return {"basic-pods", "small-gangs", "big-gangs", "tensorflow", "multi-queue", "contention",
+          "starvation", "topology",    "locality",  "stragglers", "scale"};
 }
 
 StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
@@ -231,6 +234,53 @@ StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
         "description: {} jobs of 1-4 pods of 2 CPU (1-4 min, Poisson, about 75 % of the CPU) "
         "reading 64 data sets, each on 3 nodes in 2 racks\njobs:\n{}",
         per_set * sets, streams);
+  } else if (shape == "stragglers") {
+    // Stragglers (docs/placement.md#stragglers): 4 racks of nodes of 16 CPU, an eighth of them
+    // slow (tasks take 2.5 times as long there: speed 0.4, drawn from a fixed seed so the files
+    // are the same on every run), and three Poisson streams of gangs of 4, 6 and 8 workers of
+    // 2 CPU for 2 to 5 minutes, about 60 % of the CPU asked for (more is used: the slow nodes
+    // hold their pods longer). A gang ends with its slowest worker.
+    const std::int64_t racks = 4;
+    const std::int64_t per_rack = std::max<std::int64_t>(2, pick(options.nodes, 64) / racks);
+    const std::int64_t jobs = pick(options.jobs, 600);
+    std::string nodes;
+    for (std::int64_t r = 0; r < racks; ++r) {
+      nodes += fmt::format(
+          "  - {{name: r{}, replicas: {}, cpu: \"16\", memory: 64Gi, pods: 110,\n"
+          "     labels: {{topology.arbiter.dev/rack: r{}}}}}\n",
+          r, per_rack, r);
+    }
+    out.cluster_yaml = fmt::format(
+        "description: {} racks of {} nodes of 16 CPU / 64Gi (nodes rR-0 ... rR-{})\nnodes:\n{}",
+        racks, per_rack, per_rack - 1, nodes);
+    std::mt19937_64 rng(20261205);  // NOLINT(cert-msc32-c,cert-msc51-cpp): fixed on purpose
+    std::vector<std::string> all;
+    for (std::int64_t r = 0; r < racks; ++r) {
+      for (std::int64_t i = 0; i < per_rack; ++i) all.push_back(fmt::format("r{}-{}", r, i));
+    }
+    // Fisher-Yates by hand: std::shuffle's draws differ between standard libraries.
+    for (std::size_t i = all.size() - 1; i > 0; --i) {
+      std::swap(all[i], all[static_cast<std::size_t>(rng() % (i + 1))]);
+    }
+    all.resize(static_cast<std::size_t>(std::max<std::int64_t>(1, racks * per_rack / 8)));
+    std::sort(all.begin(), all.end());
+    // A job asks 6 pods x 2 CPU for 210 s on average; 60 % of the CPU is 0.6 x 16 x nodes, so
+    // the three streams together bring that many jobs per 210 s, each stream a third.
+    const std::int64_t total_cpu = 16 * racks * per_rack;
+    const std::int64_t interval_ms = std::int64_t{3} * 210'000 * 12 * 10 / (6 * total_cpu);
+    std::string streams;
+    for (const std::int64_t size : {4, 6, 8}) {
+      streams += fmt::format(
+          "  - {{name: g{}, replicas: {}, minMember: {}, arrival: {{exponential: {}ms}},\n"
+          "     interval: {{exponential: {}ms}}, duration: {{uniform: [2m, 5m]}},\n"
+          "     tasks: [{{name: worker, replicas: {}, requests: {{cpu: \"2\", memory: 4Gi}}}}]}}\n",
+          size, jobs / 3, size, interval_ms, interval_ms, size);
+    }
+    out.workload_yaml = fmt::format(
+        "description: {} gangs of 4, 6 and 8 pods of 2 CPU (2-5 min, Poisson, about 60 % of the "
+        "CPU), {} of the {} nodes slow (speed 0.4)\nnodeSpeeds:\n  - {{nodes: [{}], speed: 0.4}}\n"
+        "jobs:\n{}",
+        jobs / 3 * 3, all.size(), racks * per_rack, fmt::join(all, ", "), streams);
   } else if (shape == "contention") {
     // Preemption and reclaim at work: a floods the idle cluster, b and c arrive later and reclaim
     // their shares, and high-priority gangs of a preempt a's own jobs.

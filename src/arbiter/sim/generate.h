@@ -23,6 +23,10 @@
 //                                            about 70 % of the CPU) and jobs / 150 gangs of half
 //                                            the cluster's CPU (3 min) every 6 min from minute 2;
 //                                            every job states its run time (runForHint 1)
+//   stragglers    [64 nodes, 600 jobs]       4 racks of nodes of 16 CPU, an eighth of them slow
+//                                            (speed 0.4, fixed); Poisson streams of gangs of 4,
+//                                            6 and 8 pods of 2 CPU (2-5 min, about 60 % of the
+//                                            CPU); a gang ends with its slowest pod
 //   scale         [10,000 nodes, 50,000 jobs] gangs of 3 x 100m / 500Mi (150,000 pods, the
 //                                            Kubernetes scale limit), Poisson arrivals over about
 //                                            10 minutes, 10-30 min each

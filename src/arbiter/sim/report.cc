@@ -262,6 +262,13 @@ std::string ReportJson(const SimulationReport& r, bool include_performance) {
     topology["racksPerGang"] = SummaryJson(r.topology.racks_per_gang);
     summary["topology"] = std::move(topology);
   }
+  if (r.stragglers.slow_nodes > 0) {
+    Json stragglers;
+    stragglers["slowNodes"] = r.stragglers.slow_nodes;
+    stragglers["pods"] = r.stragglers.pods;
+    stragglers["podsOnSlowNodes"] = r.stragglers.pods_on_slow_nodes;
+    summary["stragglers"] = std::move(stragglers);
+  }
   if (r.locality.pods > 0) {
     Json locality;
     locality["pods"] = r.locality.pods;
@@ -386,6 +393,11 @@ std::string ReportHtml(const SimulationReport& r) {
     row("pods on their data: node / rack / elsewhere",
         fmt::format("{:.1f} % / {:.1f} % / {:.1f} %", percent(r.locality.node_local),
                     percent(r.locality.rack_local), percent(r.locality.remote)));
+  }
+  if (r.stragglers.slow_nodes > 0) {
+    row("pods on slow nodes",
+        fmt::format("{} of {} ({} slow nodes)", r.stragglers.pods_on_slow_nodes, r.stragglers.pods,
+                    r.stragglers.slow_nodes));
   }
   row("completion p50 / p99",
       fmt::format("{} / {}", Seconds(r.completion_ms.p50), Seconds(r.completion_ms.p99)));

@@ -80,10 +80,12 @@ Status SimulatedCluster::DeletePodGroup(const std::string& key) {
   return Status::Ok();
 }
 
-Status SimulatedCluster::FinishPod(const std::string& uid, PodPhase phase) {
+Status SimulatedCluster::FinishPod(const std::string& uid, PodPhase phase,
+                                   std::optional<Clock::WallTime> at) {
   auto it = pods_.find(uid);
   if (it == pods_.end()) return NotFoundError("no pod with uid " + uid);
   it->second.status.phase = phase;
+  it->second.status.finished_at = at.value_or(now_);
   cache_.UpsertPod(it->second);
   return Status::Ok();
 }

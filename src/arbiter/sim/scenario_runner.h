@@ -105,8 +105,10 @@ class SimulatedCluster final : private Effects {
   Status DeletePod(const std::string& uid);
   // `key` is namespace/name. NotFound when there is no such group.
   Status DeletePodGroup(const std::string& key);
-  // The pod's containers exit: phase Succeeded or Failed. NotFound when there is no such pod.
-  Status FinishPod(const std::string& uid, PodPhase phase);
+  // The pod's containers exit: phase Succeeded or Failed, at `at` (default: the cluster's now).
+  // NotFound when there is no such pod.
+  Status FinishPod(const std::string& uid, PodPhase phase,
+                   std::optional<Clock::WallTime> at = std::nullopt);
   // The next bind of this pod fails (as an API server error would), whatever BindFaults say.
   void FailNextBind(const std::string& uid) { fail_next_bind_.insert(uid); }
   // From now on the Eviction API refuses this pod (429), as a budget the scheduler has not seen

@@ -8,6 +8,8 @@
 #include <memory>
 #include <queue>
 #include <set>
+#include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -54,6 +56,7 @@ struct JobState {
   const JobSpec* spec = nullptr;
   std::vector<std::string> pod_uids;
   std::int32_t placed = 0;
+  std::int32_t finished = 0;  // of the placed, those that finished before the job (slower peers)
   std::int64_t placed_cpu = 0;
   std::int64_t placed_memory = 0;
   bool arrived = false;
@@ -118,6 +121,9 @@ class Simulation {
     cluster_options.bind_faults = options_.bind_faults;
     ARBITER_ASSIGN_OR_RETURN(cluster_, SimulatedCluster::Create(options_.config, cluster_options));
     report_.bind_faults = options_.bind_faults;
+    for (const auto& [node, speed] : workload_.node_speeds) {
+      if (speed < 1) ++report_.stragglers.slow_nodes;
+    }
     for (const PriorityClass& pc : cluster_spec_.priority_classes) cluster_->Add(pc);
     for (const Queue& q : cluster_spec_.queues) cluster_->Add(q);
     for (const DataSet& d : cluster_spec_.data_sets) {
@@ -194,6 +200,15 @@ class Simulation {
     for (const PriorityClass& pc : cluster_spec_.priority_classes) classes.insert(pc.meta.name);
     std::set<std::string> data_sets;
     for (const DataSet& d : cluster_spec_.data_sets) data_sets.insert(d.meta.Key());
+    std::set<std::string> nodes;
+    for (const Node& n : cluster_spec_.nodes) nodes.insert(n.meta.name);
+    for (const auto& [node, speed] : workload_.node_speeds) {
+      if (!nodes.contains(node)) {
+        return InvalidArgumentError(workload_.source + ": nodeSpeeds names node " + node +
+                                    ", which the cluster file " + cluster_spec_.source +
+                                    " does not define");
+      }
+    }
     for (const JobSpec& job : workload_.jobs) {
       if (job.locality.has_value() && !job.locality->data_set.empty() &&
           !data_sets.contains(job.namespace_name + "/" + job.locality->data_set)) {
@@ -293,19 +308,89 @@ class Simulation {
     if (q.active_jobs++ == 0) q.busy_since = t;
   }
 
+  // The job has its minimum placed at `t`: each pod placed runs its duration over its node's
+  // speed; the job ends when the slowest does, the others finish on their own before.
+  void Start(std::size_t index, std::int64_t t) {
+    JobState& job = jobs_[index];
+    std::vector<std::pair<std::int64_t, const std::string*>> ends;
+    for (const std::string& uid : job.pod_uids) {
+      auto pod = cluster_->pods().find(uid);
+      if (pod == cluster_->pods().end() || pod->second.spec.node_name.empty() ||
+          pod->second.Finished()) {
+        continue;
+      }
+      double speed = 1;
+      if (auto s = workload_.node_speeds.find(pod->second.spec.node_name);
+          s != workload_.node_speeds.end()) {
+        speed = s->second;
+      }
+      if (report_.stragglers.slow_nodes > 0) {
+        ++report_.stragglers.pods;
+        if (speed < 1) ++report_.stragglers.pods_on_slow_nodes;
+      }
+      const auto run_ms =
+          static_cast<std::int64_t>(std::ceil(static_cast<double>(job.spec->duration_ms) / speed));
+      ends.emplace_back(t + run_ms, &uid);
+    }
+    job.finish_at = t + job.spec->duration_ms;
+    if (!ends.empty()) {
+      job.finish_at = std::max_element(ends.begin(), ends.end())->first;
+    }
+    finishes_.emplace(job.finish_at, index);
+    for (const auto& [end, uid] : ends) {
+      if (end < job.finish_at) pod_finishes_.emplace(end, index, job.finish_at, *uid);
+    }
+  }
+
+  // A pod of a running job ends before its job (a faster node than its slowest peer's).
+  void FinishPod(std::size_t index, const std::string& uid, std::int64_t t) {
+    JobState& job = jobs_[index];
+    auto pod = cluster_->pods().find(uid);
+    if (pod == cluster_->pods().end() || pod->second.Finished() ||
+        pod->second.meta.deletion_timestamp.has_value() || evicting_.contains(uid)) {
+      return;
+    }
+    const std::int64_t cpu = pod->second.spec.containers.front().requests.Get(kResourceCpu);
+    const std::int64_t memory = pod->second.spec.containers.front().requests.Get(kResourceMemory);
+    (void)cluster_->FinishPod(uid, PodPhase::kSucceeded, At(t));
+    ++job.finished;
+    job.placed_cpu -= cpu;
+    job.placed_memory -= memory;
+    used_cpu_ -= cpu;
+    used_memory_ -= memory;
+    --used_pods_;
+    QueueState& q = queues_[queue_index_.at(job.spec->queue)];
+    AdvanceQueue(q, t);
+    q.allocated_cpu -= cpu;
+  }
+
   void FinishJob(std::size_t index, std::int64_t t) {
     JobState& job = jobs_[index];
     job.finish_ms = t;
-    for (const std::string& uid : job.pod_uids) {
-      pod_job_.erase(uid);
-      (void)cluster_->DeletePod(uid);
+    if (job.finished > 0) {
+      // Some pods ended before others (nodes of different speeds): as a job controller keeps
+      // its finished pods until it cleans up, the last ones are seen Succeeded for a session,
+      // with their run times (what the straggler plugin judges nodes by), then removed.
+      // Pods never placed go now, as they would with the job.
+      std::erase_if(job.pod_uids, [&](const std::string& uid) {
+        auto pod = cluster_->pods().find(uid);
+        if (pod != cluster_->pods().end() && !pod->second.spec.node_name.empty()) {
+          if (!pod->second.Finished()) {
+            (void)cluster_->FinishPod(uid, PodPhase::kSucceeded, At(t));
+          }
+          return false;
+        }
+        pod_job_.erase(uid);
+        (void)cluster_->DeletePod(uid);
+        return true;
+      });
+      removals_.emplace(t + workload_.period_ms, index);
+    } else {
+      RemoveJob(index);
     }
-    (void)cluster_->DeletePodGroup(job.spec->namespace_name + "/" + job.spec->name);
-    job.pod_uids.clear();
-    job.pod_uids.shrink_to_fit();
     used_cpu_ -= job.placed_cpu;
     used_memory_ -= job.placed_memory;
-    used_pods_ -= job.placed;
+    used_pods_ -= job.placed - job.finished;
     QueueState& q = queues_[queue_index_.at(job.spec->queue)];
     AdvanceQueue(q, t);
     q.allocated_cpu -= job.placed_cpu;
@@ -314,6 +399,18 @@ class Simulation {
       q.busy_since = -1;
     }
     ++report_.jobs_finished;
+  }
+
+  // The job's pods and PodGroup are deleted.
+  void RemoveJob(std::size_t index) {
+    JobState& job = jobs_[index];
+    for (const std::string& uid : job.pod_uids) {
+      pod_job_.erase(uid);
+      (void)cluster_->DeletePod(uid);
+    }
+    (void)cluster_->DeletePodGroup(job.spec->namespace_name + "/" + job.spec->name);
+    job.pod_uids.clear();
+    job.pod_uids.shrink_to_fit();
   }
 
   // Accumulates the queue's integrals up to `t` (before its values change at `t`).
@@ -388,8 +485,7 @@ class Simulation {
           ++report_.jobs_started;
           if (job.spec->min_member > 1 && report_.topology.labelled) CountDomains(job);
         }
-        job.finish_at = t + job.spec->duration_ms;
-        finishes_.emplace(job.finish_at, index);
+        Start(index, t);
       }
       if (job.placed < job.spec->min_member && !job.partial_counted) {
         job.partial_counted = true;
@@ -599,6 +695,18 @@ class Simulation {
         Arrive(next_arrival++, t);
         events = true;
       }
+      while (!removals_.empty() && removals_.top().first <= t) {
+        RemoveJob(removals_.top().second);
+        removals_.pop();
+        events = true;
+      }
+      while (!pod_finishes_.empty() && std::get<0>(pod_finishes_.top()) <= t) {
+        const auto [at, index, job_finish, uid] = pod_finishes_.top();
+        pod_finishes_.pop();
+        // Stale when the job was stopped (preempted) since.
+        if (jobs_[index].finish_at == job_finish) FinishPod(index, uid, t);
+        events = true;
+      }
       while (!finishes_.empty() && finishes_.top().first <= t) {
         const auto [at, index] = finishes_.top();
         finishes_.pop();
@@ -635,6 +743,7 @@ class Simulation {
         std::int64_t event = std::numeric_limits<std::int64_t>::max();
         if (more_arrivals) event = workload_.jobs[next_arrival].arrival_ms;
         if (!finishes_.empty()) event = std::min(event, finishes_.top().first);
+        if (!pod_finishes_.empty()) event = std::min(event, std::get<0>(pod_finishes_.top()));
         next = std::max(next, (event + period - 1) / period * period);
       }
       t = next;
@@ -868,6 +977,15 @@ class Simulation {
   std::priority_queue<std::pair<std::int64_t, std::size_t>,
                       std::vector<std::pair<std::int64_t, std::size_t>>, std::greater<>>
       finishes_;
+  // Finished jobs whose pods are kept (Succeeded) for a session: when they are removed.
+  std::priority_queue<std::pair<std::int64_t, std::size_t>,
+                      std::vector<std::pair<std::int64_t, std::size_t>>, std::greater<>>
+      removals_;
+  // Pods that end before their job: (when, job index, the job's finish_at then, pod uid).
+  std::priority_queue<std::tuple<std::int64_t, std::size_t, std::int64_t, std::string>,
+                      std::vector<std::tuple<std::int64_t, std::size_t, std::int64_t, std::string>>,
+                      std::greater<>>
+      pod_finishes_;
   std::int64_t total_cpu_ = 0, total_memory_ = 0, total_pods_ = 0;
   std::int64_t used_cpu_ = 0, used_memory_ = 0, used_pods_ = 0;
   StepSeries utilisation_;

@@ -142,6 +142,15 @@ struct LocalityOutcome {
   std::int64_t remote = 0;
 };
 
+// With nodes of another speed than 1 (the workload's nodeSpeeds): how many pods ran on a slower
+// node (speed below 1) among the pods running when their jobs started. Reported when some node's
+// speed is not 1.
+struct StragglerOutcome {
+  std::int64_t slow_nodes = 0;
+  std::int64_t pods = 0;
+  std::int64_t pods_on_slow_nodes = 0;
+};
+
 struct Performance {
   std::vector<double> session_ms;   // every session's wall time (snapshot + session)
   Summary session;                  // of session_ms
@@ -214,6 +223,7 @@ struct SimulationReport {
   EtaAccuracy eta;                            // with eta_every only
   TopologyOutcome topology;                   // with nodes in zones or racks only
   LocalityOutcome locality;                   // with jobs naming their data only
+  StragglerOutcome stragglers;                // with nodeSpeeds only
 
   Performance performance;
 };

@@ -252,6 +252,72 @@ dataSets:
               HasSubstr("job default/reader names data set \"views\", which the cluster file"));
 }
 
+// A pod on a node of speed 0.5 runs twice its duration, and its job ends with it; its peers
+// finish at the duration and free their room (a job needing it starts then, not at the end).
+TEST(Simulate, APodOnASlowNodeRunsLongerAndItsPeersFreeTheirRoomEarlier) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, replicas: 4, cpu: \"4\", memory: 16Gi}]\n");
+  const Workload w = Jobs(R"(nodeSpeeds: [{nodes: [n-0, n-1, n-2, n-3], speed: 1}]
+jobs:
+  - {name: wide, duration: 60s, tasks: [{name: t, replicas: 4, requests: {cpu: "4"}}]}
+)");
+  ASSERT_EQ(w.node_speeds.size(), 4U);
+  const SimulationReport even = SimulateOk(c, w);
+  EXPECT_EQ(even.job_outcomes[0].finish_ms - even.job_outcomes[0].start_ms, 60'000);
+  EXPECT_EQ(even.stragglers.slow_nodes, 0);
+
+  const Workload slow = Jobs(R"(nodeSpeeds: [{nodes: [n-2], speed: 0.5}]
+jobs:
+  - {name: wide, duration: 60s, tasks: [{name: t, replicas: 4, requests: {cpu: "4"}}]}
+  - {name: next, arrival: 70s, duration: 10s,
+     tasks: [{name: t, replicas: 3, requests: {cpu: "4"}}]}
+)");
+  const SimulationReport r = SimulateOk(c, slow);
+  ASSERT_EQ(r.job_outcomes.size(), 2U);
+  EXPECT_EQ(r.job_outcomes[0].finish_ms - r.job_outcomes[0].start_ms, 120'000);
+  EXPECT_EQ(r.job_outcomes[1].start_ms, 70'000);  // on the three nodes freed at 60 s
+  EXPECT_EQ(r.stragglers.slow_nodes, 1);
+  EXPECT_EQ(r.stragglers.pods, 7);
+  EXPECT_EQ(r.stragglers.pods_on_slow_nodes, 1);
+  EXPECT_EQ(nlohmann::json::parse(ReportJson(r, false))["summary"]["stragglers"]["slowNodes"], 1);
+
+  const StatusOr<SimulationReport> bad =
+      Simulate(c,
+               Jobs("nodeSpeeds: [{nodes: [m-1], speed: 0.5}]\njobs: [{name: j, duration: 1m, "
+                    "tasks: [{name: t}]}]\n"),
+               SimulationOptions());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("nodeSpeeds names node m-1"));
+}
+
+// The straggler plugin learns which node is slow from the first gang that ran there and keeps
+// the next gangs off it. `big` is the default scoring's first choice (the most CPU: it takes 2
+// pods of each gang of 6), and slow: without the plugin every gang has 2 pods there; with it only
+// the first (whose 4 other pods, finished, are the peers that judge it).
+TEST(Simulate, TheStragglerPluginKeepsLaterGangsOffASlowNode) {
+  const ClusterSpec c = Cluster(R"(nodes:
+  - {name: n, replicas: 8, cpu: "2", memory: 16Gi}
+  - {name: big, cpu: "4", memory: 16Gi}
+)");
+  const Workload w = Jobs(R"(nodeSpeeds: [{nodes: [big], speed: 0.25}]
+jobs:
+  - {name: g, replicas: 5, interval: 5m, duration: 60s,
+     tasks: [{name: worker, replicas: 6, requests: {cpu: "2"}}]}
+)");
+  SimulationOptions options;
+  const StatusOr<SimulationReport> on = Simulate(c, w, options);
+  ASSERT_TRUE(on.ok()) << on.status().message();
+  EXPECT_EQ(on->stragglers.pods, 30);
+  EXPECT_EQ(on->stragglers.pods_on_slow_nodes, 2);
+
+  for (TierConfig& tier : options.config.tiers) {
+    std::erase_if(tier.plugins, [](const PluginConfig& p) { return p.name == "straggler"; });
+  }
+  const StatusOr<SimulationReport> off = Simulate(c, w, options);
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  EXPECT_EQ(off->stragglers.pods_on_slow_nodes, 10);
+  EXPECT_LT(on->completion_ms.mean, off->completion_ms.mean);
+}
+
 TEST(Simulate, QueuesShareByWeight) {
   const ClusterSpec c = Cluster(R"(nodes: [{name: n, replicas: 4, cpu: "4", memory: 16Gi}]
 queues: [{name: a, weight: 1}, {name: b, weight: 3}]

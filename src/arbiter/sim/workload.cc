@@ -414,7 +414,8 @@ StatusOr<Workload> ParseWorkload(std::string_view yaml, std::string_view source,
   return yaml::WithDocument(yaml, name, [&](const YAML::Node& root) -> StatusOr<Workload> {
     const Value v(name, root, "", 0);
     if (!root.IsMap()) return v.Error("expected a mapping");
-    ARBITER_RETURN_IF_ERROR(v.CheckKeys({"description", "period", "horizon", "jobs", "trace"}));
+    ARBITER_RETURN_IF_ERROR(
+        v.CheckKeys({"description", "period", "horizon", "nodeSpeeds", "jobs", "trace"}));
     Workload w;
     w.source = name;
     ARBITER_ASSIGN_OR_RETURN(w.description, v.Key("description").String());
@@ -429,6 +430,24 @@ StatusOr<Workload> ParseWorkload(std::string_view yaml, std::string_view source,
         w.period_ms = *ms;
       } else {
         w.horizon_ms = *ms;
+      }
+    }
+    const Value speeds = v.Key("nodeSpeeds");
+    ARBITER_RETURN_IF_ERROR(speeds.CheckList());
+    for (std::size_t i = 0; i < speeds.size(); ++i) {
+      const Value entry = speeds.Index(i);
+      ARBITER_RETURN_IF_ERROR(entry.CheckKeys({"nodes", "speed"}));
+      const Value speed = entry.Key("speed");
+      double factor = 0;
+      if (!speed.node().IsScalar() || !YAML::convert<double>::decode(speed.node(), factor) ||
+          !(factor >= 0.01 && factor <= 100)) {
+        return speed.Error("expected a speed factor from 0.01 to 100");
+      }
+      ARBITER_ASSIGN_OR_RETURN(std::vector<std::string> nodes, entry.Key("nodes").StringList());
+      for (std::size_t n = 0; n < nodes.size(); ++n) {
+        if (!w.node_speeds.emplace(nodes[n], factor).second) {
+          return entry.Key("nodes").Index(n).Error("node " + nodes[n] + " has a speed already");
+        }
       }
     }
     std::mt19937_64 rng(seed);

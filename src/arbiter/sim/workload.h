@@ -25,6 +25,8 @@
 //   description: 1000 gangs of 3                             # optional
 //   period: 1s                 # virtual time between two sessions (default 1s)
 //   horizon: 24h               # stop at this virtual time even if work remains (default: none)
+//   nodeSpeeds:                # how fast tasks run per node (default 1; 0.01 to 100): a pod on
+//     - {nodes: [n-3, n-9], speed: 0.4}   # n-3 takes duration / 0.4 (stragglers)
 //   jobs:
 //     - name: mpi              # with `replicas: 1000`, the jobs mpi-0 ... mpi-999
 //       replicas: 1000         # at most 1,000,000
@@ -62,8 +64,11 @@
 // duration). The same files and seed give the same jobs, on any machine.
 //
 // A job is a PodGroup (its name, minMember, queue, priority class) and its pods. It starts when
-// minMember of its pods are placed; `duration` later all its pods finish (Succeeded) and are
-// removed with the group; pods not placed by then are removed too.
+// minMember of its pods are placed; each of the pods placed then runs `duration` divided by its
+// node's speed (nodeSpeeds) and then finishes (Succeeded, freeing its room); when the last has
+// finished the job ends and its pods are removed with the group (pods placed after the start end
+// with it, and pods not placed by then are removed too). With every speed 1 all of a job's pods
+// end together, `duration` after its start.
 //
 // Trace (CSV, one job per line, for replaying a real cluster's history): the first line names
 // the columns, in any order; `#` starts a comment line.
@@ -143,6 +148,8 @@ struct Workload {
   std::string description;
   std::int64_t period_ms = 1000;
   std::optional<std::int64_t> horizon_ms;
+  // Per node named: how fast tasks run there (0.5: a task takes twice its duration); 1 elsewhere.
+  std::map<std::string, double, std::less<>> node_speeds;
   std::vector<JobSpec> jobs;  // by arrival, then in file order
 
   std::int64_t pod_count() const;

@@ -2,7 +2,11 @@
 // Every error names the file, the line and the field.
 #include "arbiter/sim/workload.h"
 
+#include <functional>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -113,6 +117,28 @@ dataSets: [{name: d}, {name: d}]
                        "c.yaml");
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.status().message(), HasSubstr("data set default/d defined twice"));
+}
+
+TEST(ParseWorkload, ReadsNodeSpeeds) {
+  StatusOr<Workload> w = ParseWorkload(R"(nodeSpeeds:
+  - {nodes: [a, b], speed: 0.5}
+  - {nodes: [c], speed: 2}
+jobs: [{name: j, duration: 1m, tasks: [{name: t}]}]
+)",
+                                       "w.yaml", 1);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->node_speeds,
+            (std::map<std::string, double, std::less<>>{{"a", 0.5}, {"b", 0.5}, {"c", 2}}));
+  for (const auto& [yaml, error] : std::vector<std::pair<std::string, std::string>>{
+           {"nodeSpeeds: [{nodes: [a], speed: 0}]\n", "w.yaml:1: nodeSpeeds[0].speed: expected"},
+           {"nodeSpeeds: [{nodes: [a], speed: 0.5}, {nodes: [a], speed: 1}]\n",
+            "node a has a speed already"},
+           {"nodeSpeeds: [{nodes: [a], pace: 1}]\n", "unknown key \"pace\""}}) {
+    StatusOr<Workload> bad =
+        ParseWorkload(yaml + "jobs: [{name: j, duration: 1m, tasks: [{name: t}]}]\n", "w.yaml", 1);
+    ASSERT_FALSE(bad.ok()) << yaml;
+    EXPECT_THAT(bad.status().message(), HasSubstr(error)) << yaml;
+  }
 }
 
 TEST(ParseWorkload, ExpandsReplicasTasksAndTimes) {

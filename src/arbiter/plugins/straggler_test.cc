@@ -1,0 +1,172 @@
+// The straggler plugin (slow nodes judged by tasks against their peers,
+// docs/placement.md#stragglers) with allocate, on in-memory clusters: one behaviour per test.
+#include "arbiter/plugins/straggler.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "arbiter/framework/config.h"
+#include "arbiter/plugins/rack_test_util.h"
+#include "arbiter/testing/fake_cluster.h"
+
+namespace arbiter {
+namespace {
+
+using test_util::AddRacks;
+using testing::FakeCluster;
+using ::testing::HasSubstr;
+using testing::MakePod;
+using testing::MakePodGroup;
+
+// A task of job `job` (role worker) that ran on `node` from `started` seconds before the cluster's
+// now for `ran` seconds (still running when `ran` is negative).
+void AddTask(FakeCluster& cluster, const std::string& job, const std::string& name,
+             const std::string& node, int started, int ran) {
+  Pod pod = MakePod(name)
+                .Group(job)
+                .Task("worker")
+                .Request("cpu", "1")
+                .OnNode(node)
+                .Phase(ran < 0 ? PodPhase::kRunning : PodPhase::kSucceeded)
+                .Build();
+  pod.status.start_time = cluster.now() - std::chrono::seconds(started);
+  if (ran >= 0) pod.status.finished_at = *pod.status.start_time + std::chrono::seconds(ran);
+  cluster.Add(pod);
+}
+
+// A job of 4 workers: three took 60 s, on a0, a1, a2; the fourth on a3, `slow_ran` s (running
+// when negative, started 150 s ago).
+void AddJudgedJob(FakeCluster& cluster, const std::string& job, int slow_ran) {
+  cluster.Add(MakePodGroup(job).MinMember(4).Build());
+  for (int i = 0; i < 3; ++i) {
+    AddTask(cluster, job, job + "-" + std::to_string(i), "a" + std::to_string(i), 200, 60);
+  }
+  AddTask(cluster, job, job + "-3", "a3", 150, slow_ran);
+}
+
+// Nodes a1..a3 hold a pod of 3 cpu each, a0 is empty: the default scoring's first choice.
+void LoadAllButA0(FakeCluster& cluster) {
+  for (int i = 1; i < 4; ++i) {
+    const std::string name = "load-" + std::to_string(i);
+    cluster.Add(MakePodGroup(name).Build());
+    cluster.Add(
+        MakePod(name).Group(name).Request("cpu", "3").OnNode("a" + std::to_string(i)).Build());
+  }
+}
+
+std::string NodeOf(const FakeCluster& cluster, const std::string& pod) {
+  return cluster.pod("default/" + pod).spec.node_name;
+}
+
+void AddSingle(FakeCluster& cluster, const std::string& name) {
+  cluster.Add(MakePodGroup(name).Build());
+  cluster.Add(MakePod(name).Group(name).Request("cpu", "1").Build());
+}
+
+// Without judgement the empty a0 wins; once a task on a0 took 2.5 times its peers' median, a0 is
+// avoided even though it is the emptiest.
+TEST(Straggler, ANodeWhereATaskTookLongerThanItsPeersIsAvoided) {
+  FakeCluster cluster;
+  AddRacks(cluster, 4, 0);
+  LoadAllButA0(cluster);
+  AddSingle(cluster, "before");
+  cluster.RunSession();
+  EXPECT_EQ(NodeOf(cluster, "before"), "a0");
+
+  FakeCluster judged;
+  AddRacks(judged, 4, 0);
+  LoadAllButA0(judged);
+  judged.Add(MakePodGroup("done").MinMember(4).Build());
+  AddTask(judged, "done", "done-0", "a0", 300, 150);  // the straggler, on the emptiest node
+  for (int i = 1; i < 4; ++i) {
+    AddTask(judged, "done", "done-" + std::to_string(i), "a" + std::to_string(i), 300, 60);
+  }
+  AddSingle(judged, "after");
+  judged.RunSession();
+  EXPECT_NE(NodeOf(judged, "after"), "a0");
+  EXPECT_FALSE(NodeOf(judged, "after").empty());
+}
+
+// A straggler is seen while it straggles: a task still running at 150 s whose three peers took
+// 60 s makes its node slow before it ends.
+TEST(Straggler, ARunningStragglerMarksItsNodeBeforeItEnds) {
+  FakeCluster cluster;
+  AddRacks(cluster, 4, 0);
+  AddJudgedJob(cluster, "live", -1);
+  // a3 holds the running straggler (1 cpu): the emptiest are a0..a2, which hold nothing. Make a3
+  // the most attractive to the default scoring by loading the others.
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "load-" + std::to_string(i);
+    cluster.Add(MakePodGroup(name).Build());
+    cluster.Add(
+        MakePod(name).Group(name).Request("cpu", "3").OnNode("a" + std::to_string(i)).Build());
+  }
+  AddSingle(cluster, "next");
+  cluster.RunSession();
+  EXPECT_NE(NodeOf(cluster, "next"), "a3");
+  EXPECT_FALSE(NodeOf(cluster, "next").empty());
+}
+
+// A role with fewer than minPeers (3) finished tasks has no median: nothing is judged.
+TEST(Straggler, FewerThanMinPeersFinishedJudgeNothing) {
+  FakeCluster cluster;
+  AddRacks(cluster, 4, 0);
+  LoadAllButA0(cluster);
+  cluster.Add(MakePodGroup("pair").MinMember(2).Build());
+  AddTask(cluster, "pair", "pair-0", "a0", 300, 150);
+  AddTask(cluster, "pair", "pair-1", "a1", 300, 60);
+  AddSingle(cluster, "next");
+  cluster.RunSession();
+  EXPECT_EQ(NodeOf(cluster, "next"), "a0");
+}
+
+// What was seen fades after memorySeconds: the slow node is tried again.
+TEST(Straggler, ObservationsFadeAfterTheMemory) {
+  StatusOr<SchedulerConfig> config = ParseSchedulerConfig(R"(
+actions: [enqueue, allocate]
+tiers:
+  - plugins: [{name: priority}, {name: gang}]
+  - plugins: [{name: predicates}, {name: nodeorder},
+              {name: straggler, arguments: {memorySeconds: 60}}]
+)",
+                                                          "test");
+  ASSERT_TRUE(config.ok()) << config.status();
+  FakeCluster cluster(*config);
+  AddRacks(cluster, 4, 0);
+  LoadAllButA0(cluster);
+  cluster.Add(MakePodGroup("done").MinMember(4).Build());
+  AddTask(cluster, "done", "done-0", "a0", 200, 150);  // ended 50 s ago
+  for (int i = 1; i < 4; ++i) {
+    AddTask(cluster, "done", "done-" + std::to_string(i), "a" + std::to_string(i), 200, 60);
+  }
+  AddSingle(cluster, "soon");
+  cluster.RunSession();
+  EXPECT_NE(NodeOf(cluster, "soon"), "a0");
+  for (int i = 0; i < 15; ++i) cluster.RunSession();  // 65 s after a0's task ended
+  cluster.DeletePod("default/soon");
+  AddSingle(cluster, "later");
+  cluster.RunSession();
+  EXPECT_EQ(NodeOf(cluster, "later"), "a0");
+}
+
+TEST(StragglerPlugin, ArgumentsAreChecked) {
+  EXPECT_TRUE(StragglerPlugin::Create(YAML::Load("{}")).ok());
+  EXPECT_TRUE(
+      StragglerPlugin::Create(YAML::Load("{weight: 2, minPeers: 5, memorySeconds: 600}")).ok());
+  StatusOr<std::unique_ptr<Plugin>> bad = StragglerPlugin::Create(YAML::Load("{minPeers: 1}"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("plugin straggler: arguments.minPeers"));
+  bad = StragglerPlugin::Create(YAML::Load("{minPeers: 2.5}"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "plugin straggler: arguments.minPeers: must be a whole number");
+  bad = StragglerPlugin::Create(YAML::Load("{memory: 3}"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("memory"));
+}
+
+}  // namespace
+}  // namespace arbiter
