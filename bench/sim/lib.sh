@@ -6,11 +6,26 @@
 # sets seeds, wait, nodes, jobs and out (default _output/bench/NAME-<UTC time>, created) from
 # --seeds N --wait SECONDS --nodes N --jobs N --out DIR, arbiterctl, and sizes (the --nodes and
 # --jobs to pass to `arbiterctl generate`, none for the shape's defaults). --help prints the
-# calling script's lines 2..HELP_LINES.
+# calling script's lines 2..HELP_LINES. sim_off_on (below) runs the off/on pair of each seed.
 # shellcheck shell=bash disable=SC2034  # the variables are the caller's
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 arbiterctl="${ARBITERCTL:-$root/build/bin/arbiterctl}"
+
+# sim_off_on WHAT: simulates $out/cluster.yaml and $out/workload.yaml for each seed, with the
+# configuration $out/off.yaml (off) and the default one (on), into $out/MODE-SEED.json and .txt.
+sim_off_on() {
+  local seed mode config
+  for seed in $(seq 1 "$seeds"); do
+    for mode in off on; do
+      echo "simulating seed $seed, $1 $mode ..." >&2
+      config=()
+      [[ $mode == off ]] && config=(--config "$out/off.yaml")
+      "$arbiterctl" simulate --cluster "$out/cluster.yaml" --workload "$out/workload.yaml" \
+        "${config[@]}" --seed "$seed" --report "$out/$mode-$seed.json" >"$out/$mode-$seed.txt" 2>&1
+    done
+  done
+}
 
 sim_options() {
   local name=$1 help_lines=$2

@@ -24,15 +24,7 @@ tiers:
   - plugins: [{name: predicates}, {name: nodeorder}, {name: topology}]
 YAML
 
-for seed in $(seq 1 "$seeds"); do
-  for mode in off on; do
-    echo "simulating seed $seed, locality $mode ..." >&2
-    config=()
-    [[ $mode == off ]] && config=(--config "$out/off.yaml")
-    "$arbiterctl" simulate --cluster "$out/cluster.yaml" --workload "$out/workload.yaml" \
-      "${config[@]}" --seed "$seed" --report "$out/$mode-$seed.json" >"$out/$mode-$seed.txt" 2>&1
-  done
-done
+sim_off_on "locality"
 
 python3 - "$out" "$seeds" <<'PY'
 import json, statistics, sys

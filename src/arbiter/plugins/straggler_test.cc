@@ -48,9 +48,11 @@ void AddJudgedJob(FakeCluster& cluster, const std::string& job, int slow_ran) {
   AddTask(cluster, job, job + "-3", "a3", 150, slow_ran);
 }
 
-// Nodes a1..a3 hold a pod of 3 cpu each, a0 is empty: the default scoring's first choice.
-void LoadAllButA0(FakeCluster& cluster) {
-  for (int i = 1; i < 4; ++i) {
+// Of nodes a0..a3, all but a<free> hold a pod of 3 cpu: a<free> is the default scoring's first
+// choice.
+void LoadAllBut(FakeCluster& cluster, int free) {
+  for (int i = 0; i < 4; ++i) {
+    if (i == free) continue;
     const std::string name = "load-" + std::to_string(i);
     cluster.Add(MakePodGroup(name).Build());
     cluster.Add(
@@ -72,14 +74,14 @@ void AddSingle(FakeCluster& cluster, const std::string& name) {
 TEST(Straggler, ANodeWhereATaskTookLongerThanItsPeersIsAvoided) {
   FakeCluster cluster;
   AddRacks(cluster, 4, 0);
-  LoadAllButA0(cluster);
+  LoadAllBut(cluster, 0);
   AddSingle(cluster, "before");
   cluster.RunSession();
   EXPECT_EQ(NodeOf(cluster, "before"), "a0");
 
   FakeCluster judged;
   AddRacks(judged, 4, 0);
-  LoadAllButA0(judged);
+  LoadAllBut(judged, 0);
   judged.Add(MakePodGroup("done").MinMember(4).Build());
   AddTask(judged, "done", "done-0", "a0", 300, 150);  // the straggler, on the emptiest node
   for (int i = 1; i < 4; ++i) {
@@ -97,14 +99,9 @@ TEST(Straggler, ARunningStragglerMarksItsNodeBeforeItEnds) {
   FakeCluster cluster;
   AddRacks(cluster, 4, 0);
   AddJudgedJob(cluster, "live", -1);
-  // a3 holds the running straggler (1 cpu): the emptiest are a0..a2, which hold nothing. Make a3
-  // the most attractive to the default scoring by loading the others.
-  for (int i = 0; i < 3; ++i) {
-    const std::string name = "load-" + std::to_string(i);
-    cluster.Add(MakePodGroup(name).Build());
-    cluster.Add(
-        MakePod(name).Group(name).Request("cpu", "3").OnNode("a" + std::to_string(i)).Build());
-  }
+  // a3 holds the running straggler (1 cpu); the others are loaded more, so that the default
+  // scoring would choose a3.
+  LoadAllBut(cluster, 3);
   AddSingle(cluster, "next");
   cluster.RunSession();
   EXPECT_NE(NodeOf(cluster, "next"), "a3");
@@ -115,7 +112,7 @@ TEST(Straggler, ARunningStragglerMarksItsNodeBeforeItEnds) {
 TEST(Straggler, FewerThanMinPeersFinishedJudgeNothing) {
   FakeCluster cluster;
   AddRacks(cluster, 4, 0);
-  LoadAllButA0(cluster);
+  LoadAllBut(cluster, 0);
   cluster.Add(MakePodGroup("pair").MinMember(2).Build());
   AddTask(cluster, "pair", "pair-0", "a0", 300, 150);
   AddTask(cluster, "pair", "pair-1", "a1", 300, 60);
@@ -137,7 +134,7 @@ tiers:
   ASSERT_TRUE(config.ok()) << config.status();
   FakeCluster cluster(*config);
   AddRacks(cluster, 4, 0);
-  LoadAllButA0(cluster);
+  LoadAllBut(cluster, 0);
   cluster.Add(MakePodGroup("done").MinMember(4).Build());
   AddTask(cluster, "done", "done-0", "a0", 200, 150);  // ended 50 s ago
   for (int i = 1; i < 4; ++i) {

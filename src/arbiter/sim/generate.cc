@@ -37,6 +37,21 @@ std::string GangJobs(std::string_view name, std::int64_t jobs, std::int64_t size
       name, jobs, queue, size, arrival, duration, size, cpu, memory);
 }
 
+// A cluster file of `racks` racks of `per_rack` nodes of 16 CPU / 64Gi (rR-0 ...), labelled with
+// the topology plugin's rack label.
+std::string RacksYaml(std::int64_t racks, std::int64_t per_rack) {
+  std::string nodes;
+  for (std::int64_t r = 0; r < racks; ++r) {
+    nodes += fmt::format(
+        "  - {{name: r{}, replicas: {}, cpu: \"16\", memory: 64Gi, pods: 110,\n"
+        "     labels: {{topology.arbiter.dev/rack: r{}}}}}\n",
+        r, per_rack, r);
+  }
+  return fmt::format(
+      "description: {} racks of {} nodes of 16 CPU / 64Gi (nodes rR-0 ... rR-{})\nnodes:\n{}",
+      racks, per_rack, per_rack - 1, nodes);
+}
+
 }  // namespace
 
 std::vector<std::string> GeneratorShapes() {
@@ -196,16 +211,7 @@ StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
     const std::int64_t jobs = pick(options.jobs, 640);
     const std::int64_t sets = 64;
     const std::int64_t per_set = std::max<std::int64_t>(1, jobs / sets);
-    std::string nodes;
-    for (std::int64_t r = 0; r < racks; ++r) {
-      nodes += fmt::format(
-          "  - {{name: r{}, replicas: {}, cpu: \"16\", memory: 64Gi, pods: 110,\n"
-          "     labels: {{topology.arbiter.dev/rack: r{}}}}}\n",
-          r, per_rack, r);
-    }
-    out.cluster_yaml = fmt::format(
-        "description: {} racks of {} nodes of 16 CPU / 64Gi (nodes rR-0 ... rR-{})\nnodes:\n{}",
-        racks, per_rack, per_rack - 1, nodes);
+    out.cluster_yaml = RacksYaml(racks, per_rack);
     // A job asks 2.5 pods x 2 CPU for 150 s on average; 75 % of the CPU is
     // 0.75 x 16 x nodes CPU, so the 64 streams together bring that many jobs per 150 s.
     const std::int64_t total_cpu = 16 * racks * per_rack;
@@ -243,16 +249,7 @@ StatusOr<GeneratedFiles> Generate(const GenerateOptions& options) {
     const std::int64_t racks = 4;
     const std::int64_t per_rack = std::max<std::int64_t>(2, pick(options.nodes, 64) / racks);
     const std::int64_t jobs = pick(options.jobs, 600);
-    std::string nodes;
-    for (std::int64_t r = 0; r < racks; ++r) {
-      nodes += fmt::format(
-          "  - {{name: r{}, replicas: {}, cpu: \"16\", memory: 64Gi, pods: 110,\n"
-          "     labels: {{topology.arbiter.dev/rack: r{}}}}}\n",
-          r, per_rack, r);
-    }
-    out.cluster_yaml = fmt::format(
-        "description: {} racks of {} nodes of 16 CPU / 64Gi (nodes rR-0 ... rR-{})\nnodes:\n{}",
-        racks, per_rack, per_rack - 1, nodes);
+    out.cluster_yaml = RacksYaml(racks, per_rack);
     std::mt19937_64 rng(20261205);  // NOLINT(cert-msc32-c,cert-msc51-cpp): fixed on purpose
     std::vector<std::string> all;
     for (std::int64_t r = 0; r < racks; ++r) {
