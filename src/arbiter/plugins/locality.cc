@@ -75,6 +75,7 @@ void LocalityPlugin::OnSessionOpen(const Session& session) {
       rack_of_[n.pos()] = r->second;
     }
   }
+  std::map<const DataSet*, std::map<NodeIndex, std::int32_t>> blocks_held;  // per DataSet
   for (JobIndex j : JobIndex::Range(session.job_count())) {
     const JobInfo& job = session.job(j);
     if (job.group == nullptr || !job.group->spec.locality.has_value()) continue;
@@ -84,17 +85,22 @@ void LocalityPlugin::OnSessionOpen(const Session& session) {
     constexpr std::int32_t kAll = -1;
     std::map<NodeIndex, std::int32_t> held;
     if (job.data_set != nullptr) {
-      for (const DataBlock& block : job.data_set->blocks) {
-        std::vector<NodeIndex> replicas;
-        for (const std::string& name : block.nodes) {
-          if (auto it = node_index.find(name); it != node_index.end()) {
-            replicas.push_back(it->second);
+      // Many jobs read one data set, which may have thousands of blocks: counted once a session.
+      auto [counted, first] = blocks_held.try_emplace(job.data_set.get());
+      if (first) {
+        for (const DataBlock& block : job.data_set->blocks) {
+          std::vector<NodeIndex> replicas;
+          for (const std::string& name : block.nodes) {
+            if (auto it = node_index.find(name); it != node_index.end()) {
+              replicas.push_back(it->second);
+            }
           }
+          std::sort(replicas.begin(), replicas.end());
+          replicas.erase(std::unique(replicas.begin(), replicas.end()), replicas.end());
+          for (NodeIndex n : replicas) ++counted->second[n];
         }
-        std::sort(replicas.begin(), replicas.end());
-        replicas.erase(std::unique(replicas.begin(), replicas.end()), replicas.end());
-        for (NodeIndex n : replicas) ++held[n];
       }
+      held = counted->second;
     }
     for (const std::string& name : hints.nodes) {
       if (auto it = node_index.find(name); it != node_index.end()) held[it->second] = kAll;
