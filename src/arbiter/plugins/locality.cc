@@ -230,9 +230,9 @@ std::optional<LocalityLevel> LocalityPlugin::Allowed(const Session& session, Job
     } else if (!d->racks.empty() &&
                waited < options_.node_wait_seconds + options_.rack_wait_seconds) {
       level = LocalityLevel::kRack;
-    } else if (d->nodes.empty() && d->racks.empty() &&
+    } else if (d->data_set_missing && d->nodes.empty() && d->racks.empty() &&
                waited < options_.node_wait_seconds + options_.rack_wait_seconds) {
-      level = std::nullopt;  // its DataSet is not known yet
+      level = std::nullopt;  // its DataSet is not known yet, and nothing else says where
     }
   }
   std::lock_guard lock(mu_);

@@ -38,14 +38,15 @@ void AddTask(FakeCluster& cluster, const std::string& job, const std::string& na
   cluster.Add(pod);
 }
 
-// A job of 4 workers: three took 60 s, on a0, a1, a2; the fourth on a3, `slow_ran` s (running
-// when negative, started 150 s ago).
-void AddJudgedJob(FakeCluster& cluster, const std::string& job, int slow_ran) {
+// A job of 4 workers, one on each of a0..a3, all started `started` s ago: the one on a<slow>
+// ran `slow_ran` s (still running when negative), the three others 60 s.
+void AddJudgedJob(FakeCluster& cluster, const std::string& job, int slow, int started,
+                  int slow_ran) {
   cluster.Add(MakePodGroup(job).MinMember(4).Build());
-  for (int i = 0; i < 3; ++i) {
-    AddTask(cluster, job, job + "-" + std::to_string(i), "a" + std::to_string(i), 200, 60);
+  for (int i = 0; i < 4; ++i) {
+    AddTask(cluster, job, job + "-" + std::to_string(i), "a" + std::to_string(i), started,
+            i == slow ? slow_ran : 60);
   }
-  AddTask(cluster, job, job + "-3", "a3", 150, slow_ran);
 }
 
 // Of nodes a0..a3, all but a<free> hold a pod of 3 cpu: a<free> is the default scoring's first
@@ -82,11 +83,7 @@ TEST(Straggler, ANodeWhereATaskTookLongerThanItsPeersIsAvoided) {
   FakeCluster judged;
   AddRacks(judged, 4, 0);
   LoadAllBut(judged, 0);
-  judged.Add(MakePodGroup("done").MinMember(4).Build());
-  AddTask(judged, "done", "done-0", "a0", 300, 150);  // the straggler, on the emptiest node
-  for (int i = 1; i < 4; ++i) {
-    AddTask(judged, "done", "done-" + std::to_string(i), "a" + std::to_string(i), 300, 60);
-  }
+  AddJudgedJob(judged, "done", 0, 300, 150);  // the straggler, on the emptiest node
   AddSingle(judged, "after");
   judged.RunSession();
   EXPECT_NE(NodeOf(judged, "after"), "a0");
@@ -98,7 +95,7 @@ TEST(Straggler, ANodeWhereATaskTookLongerThanItsPeersIsAvoided) {
 TEST(Straggler, ARunningStragglerMarksItsNodeBeforeItEnds) {
   FakeCluster cluster;
   AddRacks(cluster, 4, 0);
-  AddJudgedJob(cluster, "live", -1);
+  AddJudgedJob(cluster, "live", 3, 150, -1);
   // a3 holds the running straggler (1 cpu); the others are loaded more, so that the default
   // scoring would choose a3.
   LoadAllBut(cluster, 3);
@@ -135,11 +132,7 @@ tiers:
   FakeCluster cluster(*config);
   AddRacks(cluster, 4, 0);
   LoadAllBut(cluster, 0);
-  cluster.Add(MakePodGroup("done").MinMember(4).Build());
-  AddTask(cluster, "done", "done-0", "a0", 200, 150);  // ended 50 s ago
-  for (int i = 1; i < 4; ++i) {
-    AddTask(cluster, "done", "done-" + std::to_string(i), "a" + std::to_string(i), 200, 60);
-  }
+  AddJudgedJob(cluster, "done", 0, 200, 150);  // a0's task ended 50 s ago
   AddSingle(cluster, "soon");
   cluster.RunSession();
   EXPECT_NE(NodeOf(cluster, "soon"), "a0");
