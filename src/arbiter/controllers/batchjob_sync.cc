@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "arbiter/controllers/backup_copies.h"
 #include "arbiter/controllers/batchjob_policy.h"
 #include "arbiter/controllers/podgroup_upkeep.h"
 #include "arbiter/sim/run_time.h"
@@ -70,6 +71,32 @@ Clock::WallTime StoppedAt(const Pod& pod, Clock::WallTime fallback) {
 
 std::string PodName(const BatchJob& job, std::string_view task, std::int32_t index) {
   return job.meta.name + "-" + std::string(task) + "-" + std::to_string(index);
+}
+
+std::string BackupName(const BatchJob& job, std::string_view task, std::int32_t index) {
+  return PodName(job, task, index) + std::string(kBackupSuffix);
+}
+
+bool IsBackup(const Pod& pod) { return Label(pod.meta.labels, kBackupLabel) == "true"; }
+
+// The JSON form of ExcludeNodes (backup_copies.h): every term of the pod's required node
+// affinity (each is an alternative, so each must exclude the nodes) gains `metadata.name NotIn
+// [node]` per node; none becomes one term.
+void ExcludeNodes(json& spec, const std::vector<std::string>& nodes) {
+  if (nodes.empty()) return;
+  json& required =
+      spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+  if (!required.is_object()) required = json::object();
+  json& terms = required["nodeSelectorTerms"];
+  if (!terms.is_array() || terms.empty()) terms = json::array({json::object()});
+  for (json& term : terms) {
+    if (!term.is_object()) term = json::object();
+    json& fields = term["matchFields"];
+    if (!fields.is_array()) fields = json::array();
+    for (const std::string& node : nodes) {
+      fields.push_back({{"key", "metadata.name"}, {"operator", "NotIn"}, {"values", {node}}});
+    }
+  }
 }
 
 json OwnerReferenceJson(const BatchJob& job) {
@@ -136,6 +163,8 @@ class Planner {
     const Pod* pod;
     std::string task;
     bool current;
+    bool backup = false;
+    std::optional<std::int32_t> index;
   };
 
   // Current: made for the job's attempt and its task's attempt (as the status had them when this
@@ -155,11 +184,16 @@ class Planner {
     std::sort(sorted.begin(), sorted.end(),
               [](const Pod* a, const Pod* b) { return a->meta.name < b->meta.name; });
     for (const Pod* pod : sorted) {
-      PodView view{pod, Label(pod->meta.labels, kTaskLabel), false};
+      PodView view{pod, Label(pod->meta.labels, kTaskLabel), false, IsBackup(*pod),
+                   IntLabel(pod->meta.labels, kTaskIndexLabel)};
       view.current = IsCurrent(*pod, view.task);
       pods_.push_back(view);
       if (!view.current) continue;
       TaskView& task = tasks_[view.task];
+      if (view.backup) {
+        ++task.counts.backups;
+        continue;  // counted with its index, below
+      }
       switch (pod->status.phase) {
         case PodPhase::kSucceeded:
           ++task.counts.succeeded;
@@ -180,6 +214,66 @@ class Planner {
         const Clock::WallTime at = StoppedAt(*pod, obs_.now);
         if (!task.last_finished.has_value() || *task.last_finished < at) task.last_finished = at;
       }
+    }
+    SettleCopies();
+  }
+
+  const PodView* FindCurrent(const std::string& task, std::int32_t index, bool backup) const {
+    for (const PodView& p : pods_) {
+      if (p.current && p.backup == backup && p.task == task && p.index == index) return &p;
+    }
+    return nullptr;
+  }
+
+  // Whether a copy of the task's index succeeded: the index counts as succeeded, and its first
+  // pod, whatever becomes of it, is no longer the job's concern.
+  bool CopyWon(const std::string& task, std::optional<std::int32_t> index) const {
+    if (!index.has_value()) return false;
+    const PodView* copy = FindCurrent(task, *index, /*backup=*/true);
+    return copy != nullptr && copy->pod->status.phase == PodPhase::kSucceeded;
+  }
+
+  // The first of an index's two pods to succeed wins: the other is deleted, and the index
+  // counts once, as succeeded.
+  void SettleCopies() {
+    for (const PodView& copy : pods_) {
+      if (!copy.current || !copy.backup || !copy.index.has_value()) continue;
+      const PodView* first = FindCurrent(copy.task, *copy.index, /*backup=*/false);
+      const Pod* original = first != nullptr ? first->pod : nullptr;
+      if (copy.pod->status.phase != PodPhase::kSucceeded) {
+        if (original != nullptr && original->status.phase == PodPhase::kSucceeded &&
+            !copy.pod->Finished()) {
+          if (!copy.pod->meta.deletion_timestamp.has_value()) {
+            Note("pod " + original->meta.name + " succeeded first: deleting its copy " +
+                 copy.pod->meta.name);
+          }
+          Delete(*copy.pod);
+        }
+        continue;
+      }
+      TaskView& task = tasks_[copy.task];
+      if (original != nullptr) {
+        switch (original->status.phase) {
+          case PodPhase::kSucceeded:
+            continue;  // both did: counted once already
+          case PodPhase::kFailed:
+            --task.counts.failed;
+            break;
+          case PodPhase::kRunning:
+            if (!original->meta.deletion_timestamp.has_value()) --task.counts.running;
+            if (IsReady(*original)) --task.ready;
+            break;
+          default:
+            if (!original->meta.deletion_timestamp.has_value()) --task.counts.pending;
+            break;
+        }
+        if (!original->Finished() && !original->meta.deletion_timestamp.has_value()) {
+          Note("copy " + copy.pod->meta.name + " succeeded first: deleting " + original->meta.name);
+          Delete(*original);
+        }
+      }
+      ++task.counts.succeeded;
+      ++task.ready;
     }
   }
 
@@ -261,6 +355,9 @@ class Planner {
     for (const GonePod* g : gone) {
       const std::string task = Label(g->last.meta.labels, kTaskLabel);
       if (!IsCurrent(g->last, task) || g->last.Finished()) continue;
+      if (IsBackup(g->last) || CopyWon(task, IntLabel(g->last.meta.labels, kTaskIndexLabel))) {
+        continue;
+      }
       const std::optional<JobEvent> event = StopEventOf(g->last, true);
       if (Occur(task, Occurrence{*event, std::nullopt}, g->seen_at,
                 "pod " + g->last.meta.name + " was deleted")) {
@@ -286,6 +383,7 @@ class Planner {
     }
     for (const PodView& p : pods_) {
       if (!p.current || p.pod->status.phase != PodPhase::kFailed) continue;
+      if (p.backup || CopyWon(p.task, p.index)) continue;
       const std::optional<JobEvent> event = StopEventOf(*p.pod, false);
       std::string what = "pod " + p.pod->meta.name + " failed";
       if (p.pod->status.exit_code.has_value()) {
@@ -452,6 +550,35 @@ class Planner {
         // and then missing can only have been deleted by someone else.
         plan_.create_pods.push_back(PodToCreate{name, PodJson(t, i, name)});
       }
+      if (t.idempotent) CreateCopies(t);
+    }
+  }
+
+  void CreateCopies(const BatchTaskSpec& t) {
+    std::vector<TaskRun> runs;
+    for (const PodView& p : pods_) {
+      if (!p.current || p.task != t.name || !p.index.has_value()) continue;
+      const Pod& pod = *p.pod;
+      TaskRun run;
+      run.index = *p.index;
+      run.backup = p.backup;
+      run.node = pod.spec.node_name;
+      run.started = pod.status.start_time;
+      run.succeeded = pod.status.phase == PodPhase::kSucceeded;
+      run.failed = pod.status.phase == PodPhase::kFailed || pod.meta.deletion_timestamp.has_value();
+      if (pod.Finished()) run.finished = pod.status.finished_at.value_or(StoppedAt(pod, obs_.now));
+      runs.push_back(std::move(run));
+    }
+    for (const BackupChoice& choice : ChooseBackups(runs, t.replicas, obs_.now)) {
+      std::string name = BackupName(job_, t.name, choice.index);
+      Note("backup copy " + name + ": " + PodName(job_, t.name, choice.index) + " " + choice.why);
+      json pod = json::parse(PodJson(t, choice.index, name));
+      pod["metadata"]["labels"][std::string(kBackupLabel)] = "true";
+      // Not one of the task's host names (the hosts file lists the first pods): peers do not
+      // address a copy of idempotent work.
+      pod["spec"].erase("hostname");
+      ExcludeNodes(pod["spec"], choice.avoid_nodes);
+      plan_.create_pods.push_back(PodToCreate{std::move(name), pod.dump()});
     }
   }
 
@@ -740,11 +867,9 @@ std::string JobStatusPatchJson(const BatchJob& job, const BatchJobStatus& status
   }
   json tasks = json::object();
   for (const auto& [name, counts] : status.tasks) {
-    tasks[name] = {{"pending", counts.pending},
-                   {"running", counts.running},
-                   {"succeeded", counts.succeeded},
-                   {"failed", counts.failed},
-                   {"attempt", counts.attempt}};
+    tasks[name] = {{"pending", counts.pending},     {"running", counts.running},
+                   {"succeeded", counts.succeeded}, {"failed", counts.failed},
+                   {"attempt", counts.attempt},     {"backups", counts.backups}};
   }
   json body = {{"phase", BatchJobPhaseName(status.phase)},
                {"conditions", std::move(conditions)},

@@ -41,6 +41,12 @@
 // Succeeded. Only pods whose controlling owner is the job are its pods: a pod made by hand with
 // the job's labels is never adopted.
 //
+// Backup copies (tasks marked idempotent; controllers/backup_copies.h chooses them): a pod far
+// behind its peers gets a copy <job>-<task>-<index>-backup (label arbiter.dev/backup) on a node
+// other than those the job saw slow; the first of the two to succeed is kept and the other
+// deleted. A copy is never an occurrence (its failure, its deletion), and a task index counts
+// once in the status: succeeded when either of its pods succeeded.
+//
 // Pure: no I/O, no clock (the time is an input). Thread safety: reentrant.
 #pragma once
 

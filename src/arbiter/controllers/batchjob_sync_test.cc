@@ -119,8 +119,16 @@ class World {
       if (pod.status.phase == PodPhase::kPending && !pod.meta.deletion_timestamp) Run(name);
     }
   }
+  // Started now on `node` (what the straggler rule times a pod by).
+  void RunOn(const std::string& name, const std::string& node) {
+    Run(name);
+    Pod& p = pods_.at(name);
+    p.spec.node_name = node;
+    p.status.start_time = now_;
+  }
   void Succeed(const std::string& name) {
     Pod& p = pods_.at(name);
+    p.status.finished_at = now_;
     p.status.phase = PodPhase::kSucceeded;
     p.status.exit_code = 0;
     p.status.conditions = {Condition{"Ready", "False", "PodCompleted", "", now_}};
@@ -679,6 +687,121 @@ TEST(BatchJobSyncTest, AControllerStoppedBetweenAnyTwoWritesEndsWhereAnUninterru
           << "stopped in sync " << crash_at << " after part " << steps;
     }
   }
+}
+
+// ---- Backup copies (idempotent tasks) ----
+
+constexpr const char* kIdempotentMap = R"({"tasks": [{"name": "map", "replicas": 4,
+    "idempotent": true, "template": {"spec": {"containers": [{"name": "c"}]}}}]})";
+
+// The four map pods run on n0..n3; three succeed after 40 s and j-map-3 straggles on n3 until
+// it is past 1.5 x 40 s and has its copy (its body in `copy_json`, when asked).
+void StraggleUntilACopy(World& world, json* copy_json = nullptr) {
+  world.Settle();
+  for (int i = 0; i < 4; ++i) world.RunOn("j-map-" + std::to_string(i), "n" + std::to_string(i));
+  world.Settle();
+  world.Advance(std::chrono::seconds(40));
+  for (int i = 0; i < 3; ++i) world.Succeed("j-map-" + std::to_string(i));
+  world.Settle();
+  world.Advance(std::chrono::seconds(19));
+  world.Settle();
+  ASSERT_FALSE(world.pods().contains("j-map-3-backup")) << "59 s is not behind 1.5 x 40 s";
+  world.Advance(std::chrono::seconds(2));
+  JobPlan plan = world.Sync();
+  world.Settle();
+  ASSERT_TRUE(world.pods().contains("j-map-3-backup"));
+  ASSERT_EQ(plan.create_pods.size(), 1U);
+  if (copy_json != nullptr) *copy_json = json::parse(plan.create_pods[0].json);
+}
+
+TEST(BatchJobSyncTest, AStragglerOfAnIdempotentTaskGetsACopyOffItsNodeAndTheCopyWins) {
+  World world(ParseJob(kIdempotentMap));
+  json body;
+  StraggleUntilACopy(world, &body);
+  EXPECT_FALSE(body["spec"].contains("hostname")) << "not one of the task's host names";
+  EXPECT_EQ(body["spec"]["containers"][0]["env"][2],
+            json::parse(R"({"name": "ARBITER_TASK_INDEX", "value": "3"})"));
+  const Pod& copy = world.pods().at("j-map-3-backup");
+  EXPECT_EQ(copy.meta.labels.at("arbiter.dev/backup"), "true");
+  EXPECT_EQ(copy.meta.labels.at("arbiter.dev/task-index"), "3");
+  EXPECT_EQ(copy.meta.labels.at("arbiter.dev/task"), "map");
+  ASSERT_TRUE(copy.spec.required_node_affinity.has_value());
+  ASSERT_EQ(copy.spec.required_node_affinity->terms.size(), 1U);
+  const NodeSelectorTerm& term = copy.spec.required_node_affinity->terms[0];
+  ASSERT_EQ(term.match_fields.size(), 1U);
+  EXPECT_EQ(term.match_fields[0].key, "metadata.name");
+  EXPECT_EQ(term.match_fields[0].op, NodeSelectorOperator::kNotIn);
+  EXPECT_EQ(term.match_fields[0].values, (std::vector<std::string>{"n3"}));
+  EXPECT_EQ(world.status().tasks.at("map").backups, 1);
+  EXPECT_EQ(world.status().tasks.at("map").running, 1) << "an index counts once";
+
+  world.RunOn("j-map-3-backup", "n0");
+  world.Advance(std::chrono::seconds(40));
+  world.Succeed("j-map-3-backup");
+  JobPlan plan = world.Sync();
+  ASSERT_EQ(plan.delete_pods.size(), 1U);
+  EXPECT_EQ(plan.delete_pods[0].name, "j-map-3") << "the copy succeeded first";
+  world.FinishDeletions();
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kCompleted);
+  EXPECT_EQ(world.status().tasks.at("map").succeeded, 4);
+  EXPECT_EQ(world.status().preemption_count, 0) << "deleting the loser is no eviction";
+  EXPECT_EQ(world.status().retry_count, 0);
+}
+
+TEST(BatchJobSyncTest, WhenTheStragglerSucceedsFirstItsCopyIsDeleted) {
+  World world(ParseJob(kIdempotentMap));
+  StraggleUntilACopy(world);
+  world.RunOn("j-map-3-backup", "n0");
+  world.Advance(std::chrono::seconds(5));
+  world.Succeed("j-map-3");
+  JobPlan plan = world.Sync();
+  ASSERT_EQ(plan.delete_pods.size(), 1U);
+  EXPECT_EQ(plan.delete_pods[0].name, "j-map-3-backup");
+  world.FinishDeletions();
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kCompleted);
+  EXPECT_EQ(world.status().tasks.at("map").succeeded, 4);
+  EXPECT_EQ(world.status().preemption_count, 0);
+}
+
+TEST(BatchJobSyncTest, ACopyThatFailsOrIsDeletedIsNoOccurrenceAndOnlyAFailedOneStaysTheLast) {
+  World world(ParseJob(kIdempotentMap));
+  StraggleUntilACopy(world);
+  world.RunOn("j-map-3-backup", "n0");
+  world.Fail("j-map-3-backup", 1);
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRunning);
+  EXPECT_EQ(world.status().retry_count, 0) << "a copy's failure is not the task's";
+  EXPECT_TRUE(world.pods().contains("j-map-3"));
+  world.Advance(std::chrono::seconds(600));
+  world.Settle();
+  EXPECT_EQ(world.status().tasks.at("map").backups, 1) << "one copy per index";
+
+  World other(ParseJob(kIdempotentMap));
+  StraggleUntilACopy(other);
+  other.DeleteByHand("j-map-3-backup");
+  other.Settle();
+  EXPECT_EQ(other.status().phase, BatchJobPhase::kRunning);
+  EXPECT_EQ(other.status().preemption_count, 0);
+  EXPECT_EQ(other.status().attempt, 0);
+  // Nothing remembers a copy that is gone (the scheduler may have preempted it): the pod is
+  // still behind, so it gets one again, within the cap.
+  EXPECT_TRUE(other.pods().contains("j-map-3-backup"));
+}
+
+TEST(BatchJobSyncTest, ATaskNotMarkedIdempotentGetsNoCopy) {
+  World world(ParseJob(R"({"tasks": [{"name": "map", "replicas": 4,
+      "template": {"spec": {"containers": [{"name": "c"}]}}}]})"));
+  world.Settle();
+  for (int i = 0; i < 4; ++i) world.RunOn("j-map-" + std::to_string(i), "n" + std::to_string(i));
+  world.Advance(std::chrono::seconds(40));
+  for (int i = 0; i < 3; ++i) world.Succeed("j-map-" + std::to_string(i));
+  world.Advance(std::chrono::seconds(600));
+  world.Settle();
+  EXPECT_EQ(world.PodNames(),
+            (std::vector<std::string>{"j-map-0", "j-map-1", "j-map-2", "j-map-3"}));
+  EXPECT_EQ(world.status().tasks.at("map").backups, 0);
 }
 
 }  // namespace

@@ -114,6 +114,7 @@ Status ReadBatchTask(value& v, BatchTaskSpec& out) {
                 }));
     }
     if (key == "policies") return At("policies", ReadPolicies(f, out.policies));
+    if (key == "idempotent") return At("idempotent", ReadBool(f, out.idempotent));
     return Status::Ok();
   });
   ARBITER_RETURN_IF_ERROR(status);
@@ -212,6 +213,7 @@ Status ReadTaskCounts(value& v, TaskCounts& out) {
     if (key == "succeeded") return At("succeeded", ReadInt32(f, out.succeeded));
     if (key == "failed") return At("failed", ReadInt32(f, out.failed));
     if (key == "attempt") return At("attempt", ReadInt32(f, out.attempt));
+    if (key == "backups") return At("backups", ReadInt32(f, out.backups));
     return Status::Ok();
   });
 }

@@ -85,6 +85,10 @@ struct BatchTaskSpec {
   std::string template_json;                  // a PodTemplateSpec, as JSON text; may be empty
   std::vector<TaskDependency> depends_on;
   std::vector<LifecyclePolicy> policies;
+  // Its pods may run twice without harm (they read their input and write their output whole):
+  // a pod that runs far behind its peers may get a backup copy on another node, and the first
+  // of the two to succeed is kept (controllers/backup_copies.h).
+  bool idempotent = false;
 
   std::int32_t MinAvailable() const { return min_available.value_or(replicas); }
   friend bool operator==(const BatchTaskSpec&, const BatchTaskSpec&) = default;
@@ -142,6 +146,9 @@ struct TaskCounts {
   std::int32_t failed = 0;
   // RestartTask bumps it; the task's pods of an earlier task attempt are stopped and made again.
   std::int32_t attempt = 0;
+  // Backup copies made in this task attempt (idempotent tasks; none of the counts above: a task
+  // index counts once, as succeeded when either of its two pods succeeded).
+  std::int32_t backups = 0;
   friend bool operator==(const TaskCounts&, const TaskCounts&) = default;
 };
 

@@ -267,6 +267,10 @@ std::string ReportJson(const SimulationReport& r, bool include_performance) {
     stragglers["slowNodes"] = r.stragglers.slow_nodes;
     stragglers["pods"] = r.stragglers.pods;
     stragglers["podsOnSlowNodes"] = r.stragglers.pods_on_slow_nodes;
+    if (r.stragglers.copies > 0) {
+      stragglers["copies"] = r.stragglers.copies;
+      stragglers["copiesWon"] = r.stragglers.copies_won;
+    }
     summary["stragglers"] = std::move(stragglers);
   }
   if (r.locality.pods > 0) {
@@ -398,6 +402,10 @@ std::string ReportHtml(const SimulationReport& r) {
     row("pods on slow nodes",
         fmt::format("{} of {} ({} slow nodes)", r.stragglers.pods_on_slow_nodes, r.stragglers.pods,
                     r.stragglers.slow_nodes));
+    if (r.stragglers.copies > 0) {
+      row("backup copies: made / ended first",
+          fmt::format("{} / {}", r.stragglers.copies, r.stragglers.copies_won));
+    }
   }
   row("completion p50 / p99",
       fmt::format("{} / {}", Seconds(r.completion_ms.p50), Seconds(r.completion_ms.p99)));

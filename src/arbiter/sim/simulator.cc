@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 
 #include "arbiter/cache/snapshot.h"
+#include "arbiter/controllers/backup_copies.h"
 #include "arbiter/model/pod_group.h"
 #include "arbiter/plugins/topology.h"
 #include "arbiter/resource/resource_name.h"
@@ -66,6 +67,13 @@ struct JobState {
   std::int64_t finish_at = -1;   // the finish event that counts (-1: not running); others stale
   std::int64_t preemptions = 0;  // sessions in which it lost pods
   std::int64_t estimated_start_ms = -1;  // as JobOutcome's
+  // Backup copies (idempotent jobs): pod_uids[0, originals) are the job's own pods, its copies
+  // follow. `ends`: when each pod running since the start, or copy since placed, ends (erased
+  // once it has); `partner`: an original and its copy, both ways.
+  std::size_t originals = 0;
+  std::unordered_map<std::string, std::int64_t> ends;
+  std::map<std::string, std::string> partner;
+  std::map<std::string, std::int32_t> copy_index;  // copy -> its original's position
 };
 
 // A step function sampled at event times, integrated and downsampled for the report.
@@ -303,6 +311,7 @@ class Simulation {
       pod_job_.emplace(pod.meta.uid, index);
       cluster_->Add(pod);
     }
+    job.originals = job.pod_uids.size();
     QueueState& q = queues_[queue_index_.at(spec.queue)];
     AdvanceQueue(q, t);
     if (q.active_jobs++ == 0) q.busy_since = t;
@@ -312,34 +321,139 @@ class Simulation {
   // speed; the job ends when the slowest does, the others finish on their own before.
   void Start(std::size_t index, std::int64_t t) {
     JobState& job = jobs_[index];
-    std::vector<std::pair<std::int64_t, const std::string*>> ends;
+    job.ends.clear();
     for (const std::string& uid : job.pod_uids) {
       auto pod = cluster_->pods().find(uid);
       if (pod == cluster_->pods().end() || pod->second.spec.node_name.empty() ||
           pod->second.Finished()) {
         continue;
       }
-      double speed = 1;
-      if (auto s = workload_.node_speeds.find(pod->second.spec.node_name);
-          s != workload_.node_speeds.end()) {
-        speed = s->second;
+      job.ends[uid] = EndOf(job, pod->second, t);
+    }
+    job.finish_at = -1;
+    Reschedule(index, t);
+    if (job.spec->idempotent) running_idempotent_.insert(index);
+  }
+
+  // When a pod placed at `t` ends: the job's duration over its node's speed.
+  std::int64_t EndOf(const JobState& job, const Pod& pod, std::int64_t t) {
+    double speed = 1;
+    if (auto s = workload_.node_speeds.find(pod.spec.node_name); s != workload_.node_speeds.end()) {
+      speed = s->second;
+    }
+    if (report_.stragglers.slow_nodes > 0) {
+      ++report_.stragglers.pods;
+      if (speed < 1) ++report_.stragglers.pods_on_slow_nodes;
+    }
+    return t +
+           static_cast<std::int64_t>(std::ceil(static_cast<double>(job.spec->duration_ms) / speed));
+  }
+
+  // The job ends when the last of its pods does, a pod with a copy when the first of the two
+  // does; the others end on their own before (pod_finishes_). A change of the job's end makes
+  // every entry made for the old one stale, so they are made again.
+  void Reschedule(std::size_t index, std::int64_t t) {
+    JobState& job = jobs_[index];
+    std::int64_t finish = -1;
+    for (const auto& [uid, end] : job.ends) {
+      if (job.copy_index.contains(uid)) continue;
+      std::int64_t e = end;
+      if (auto p = job.partner.find(uid); p != job.partner.end()) {
+        if (auto c = job.ends.find(p->second); c != job.ends.end()) e = std::min(e, c->second);
       }
-      if (report_.stragglers.slow_nodes > 0) {
-        ++report_.stragglers.pods;
-        if (speed < 1) ++report_.stragglers.pods_on_slow_nodes;
+      finish = std::max(finish, e);
+    }
+    if (finish < 0) finish = t + job.spec->duration_ms;
+    if (finish == job.finish_at) return;
+    job.finish_at = finish;
+    finishes_.emplace(finish, index);
+    for (const auto& [uid, end] : job.ends) {
+      if (end < finish) pod_finishes_.emplace(end, index, finish, uid);
+    }
+  }
+
+  // A copy placed while its job runs: it ends on its own node's time, and may end the job sooner.
+  void StartCopy(std::size_t index, const std::string& uid, const Pod& pod, std::int64_t t) {
+    JobState& job = jobs_[index];
+    if (job.finish_at < 0) return;  // stopped: Start counts it when the job starts again
+    const std::int64_t end = EndOf(job, pod, t);
+    job.ends[uid] = end;
+    if (end < job.finish_at) pod_finishes_.emplace(end, index, job.finish_at, uid);
+    Reschedule(index, t);
+  }
+
+  // Makes the copies the BatchJob controller's rule asks for, for each running idempotent job.
+  void MakeCopies(std::int64_t t) {
+    next_copy_check_ = -1;
+    for (std::size_t index : running_idempotent_) {
+      JobState& job = jobs_[index];
+      if (job.finish_at < 0) continue;
+      std::vector<controllers::TaskRun> runs;
+      for (std::size_t i = 0; i < job.pod_uids.size(); ++i) {
+        const std::string& uid = job.pod_uids[i];
+        auto pod = cluster_->pods().find(uid);
+        if (pod == cluster_->pods().end()) continue;
+        const auto copy = job.copy_index.find(uid);
+        // Pods placed after the start end with the job: not runs of their own.
+        if (copy == job.copy_index.end() && !job.ends.contains(uid) && !pod->second.Finished()) {
+          continue;
+        }
+        controllers::TaskRun run;
+        run.index = copy != job.copy_index.end() ? copy->second : static_cast<std::int32_t>(i);
+        run.backup = copy != job.copy_index.end();
+        run.node = pod->second.spec.node_name;
+        run.started = pod->second.status.start_time;
+        run.succeeded = pod->second.status.phase == PodPhase::kSucceeded;
+        if (run.succeeded) run.finished = pod->second.status.finished_at;
+        runs.push_back(std::move(run));
       }
-      const auto run_ms =
-          static_cast<std::int64_t>(std::ceil(static_cast<double>(job.spec->duration_ms) / speed));
-      ends.emplace_back(t + run_ms, &uid);
+      if (const auto due = controllers::NextBehind(runs, At(t)); due.has_value()) {
+        // The first session after it: a run is behind once it has run longer than the bound.
+        const std::int64_t ms =
+            std::chrono::ceil<std::chrono::milliseconds>(*due - ScenarioEpoch()).count() + 1;
+        if (next_copy_check_ < 0 || ms < next_copy_check_) next_copy_check_ = ms;
+      }
+      for (const controllers::BackupChoice& choice :
+           controllers::ChooseBackups(runs, static_cast<std::int32_t>(job.originals), At(t))) {
+        const std::string original = job.pod_uids[static_cast<std::size_t>(choice.index)];
+        Pod copy = cluster_->pods().at(original);
+        copy.meta.name += controllers::kBackupSuffix;
+        copy.meta.uid = copy.meta.Key();
+        copy.meta.labels[std::string(controllers::kBackupLabel)] = "true";
+        copy.spec.node_name.clear();
+        copy.status = PodStatus{};
+        controllers::ExcludeNodes(copy.spec.required_node_affinity, choice.avoid_nodes);
+        job.pod_uids.push_back(copy.meta.uid);
+        job.partner[original] = copy.meta.uid;
+        job.partner[copy.meta.uid] = original;
+        job.copy_index[copy.meta.uid] = choice.index;
+        pod_job_.emplace(copy.meta.uid, index);
+        cluster_->Add(copy);
+        ++report_.stragglers.copies;
+      }
     }
-    job.finish_at = t + job.spec->duration_ms;
-    if (!ends.empty()) {
-      job.finish_at = std::max_element(ends.begin(), ends.end())->first;
+  }
+
+  // The other of a pair, once one has ended: deleted, its room freed.
+  void DropLoser(std::size_t index, const std::string& uid) {
+    JobState& job = jobs_[index];
+    job.ends.erase(uid);
+    auto pod = cluster_->pods().find(uid);
+    if (pod == cluster_->pods().end() || pod->second.Finished()) return;
+    if (!pod->second.spec.node_name.empty() && !evicting_.contains(uid)) {
+      const std::int64_t cpu = pod->second.spec.containers.front().requests.Get(kResourceCpu);
+      const std::int64_t memory = pod->second.spec.containers.front().requests.Get(kResourceMemory);
+      ++job.finished;
+      job.placed_cpu -= cpu;
+      job.placed_memory -= memory;
+      used_cpu_ -= cpu;
+      used_memory_ -= memory;
+      --used_pods_;
+      queues_[queue_index_.at(job.spec->queue)].allocated_cpu -= cpu;
+      bound_at_.erase(uid);
     }
-    finishes_.emplace(job.finish_at, index);
-    for (const auto& [end, uid] : ends) {
-      if (end < job.finish_at) pod_finishes_.emplace(end, index, job.finish_at, *uid);
-    }
+    pod_job_.erase(uid);
+    (void)cluster_->DeletePod(uid);
   }
 
   // A pod of a running job ends before its job (a faster node than its slowest peer's).
@@ -362,10 +476,33 @@ class Simulation {
     QueueState& q = queues_[queue_index_.at(job.spec->queue)];
     AdvanceQueue(q, t);
     q.allocated_cpu -= cpu;
+    job.ends.erase(uid);
+    if (auto p = job.partner.find(uid); p != job.partner.end()) {
+      if (job.copy_index.contains(uid)) ++report_.stragglers.copies_won;
+      DropLoser(index, p->second);
+    }
   }
 
   void FinishJob(std::size_t index, std::int64_t t) {
     JobState& job = jobs_[index];
+    running_idempotent_.erase(index);
+    // Pairs still both there: the one that ends first is kept (it ends now, with the job).
+    for (const auto& [copy, position] : job.copy_index) {
+      const std::string& original = job.pod_uids[static_cast<std::size_t>(position)];
+      auto c = job.ends.find(copy);
+      if (c == job.ends.end()) {
+        DropLoser(index, copy);  // not placed, or ended
+        continue;
+      }
+      auto o = job.ends.find(original);
+      if (o == job.ends.end()) continue;
+      if (c->second < o->second) {
+        ++report_.stragglers.copies_won;
+        DropLoser(index, original);
+      } else {
+        DropLoser(index, copy);
+      }
+    }
     job.finish_ms = t;
     if (job.finished > 0) {
       // Some pods ended before others (nodes of different speeds): as a job controller keeps
@@ -475,6 +612,7 @@ class Simulation {
       ++report_.binds;
       bound_at_[bind.pod_uid] = t;
       if (job.spec->locality.has_value()) CountLocality(*job.spec, bind.node_name);
+      if (job.copy_index.contains(bind.pod_uid)) StartCopy(it->second, bind.pod_uid, pod, t);
     }
     ApplyEvictions(record, t);
     for (std::size_t index : touched) {
@@ -636,6 +774,7 @@ class Simulation {
     --used_pods_;
     queues_[queue_index_.at(job.spec->queue)].allocated_cpu -= cpu;
     bound_at_.erase(uid);
+    job.ends.erase(uid);
   }
 
   // The job's controller creates the evicted pod again: same name, a new uid.
@@ -715,6 +854,7 @@ class Simulation {
         events = true;
       }
       if (!to_estimate.empty()) Estimate(to_estimate, t);
+      if (!running_idempotent_.empty()) MakeCopies(t);
       const SessionRecord record = cluster_->RunSessionAt(At(t));
       if (options_.check_invariants) CheckInvariants(record, t);
       ApplySession(record, t);
@@ -744,6 +884,7 @@ class Simulation {
         if (more_arrivals) event = workload_.jobs[next_arrival].arrival_ms;
         if (!finishes_.empty()) event = std::min(event, finishes_.top().first);
         if (!pod_finishes_.empty()) event = std::min(event, std::get<0>(pod_finishes_.top()));
+        if (next_copy_check_ > t) event = std::min(event, next_copy_check_);
         next = std::max(next, (event + period - 1) / period * period);
       }
       t = next;
@@ -973,6 +1114,8 @@ class Simulation {
   // Per DataSet of the cluster file (namespace/name): the nodes holding its blocks' replicas.
   std::unordered_map<std::string, std::vector<std::string>> data_set_nodes_;
   std::vector<double> racks_per_gang_;
+  std::set<std::size_t> running_idempotent_;  // started jobs whose stragglers may get copies
+  std::int64_t next_copy_check_ = -1;         // when a run of one of them will be behind
   // Finishes by time, then by job index (arrival order), so that ties are deterministic.
   std::priority_queue<std::pair<std::int64_t, std::size_t>,
                       std::vector<std::pair<std::int64_t, std::size_t>>, std::greater<>>

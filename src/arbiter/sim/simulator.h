@@ -149,6 +149,8 @@ struct StragglerOutcome {
   std::int64_t slow_nodes = 0;
   std::int64_t pods = 0;
   std::int64_t pods_on_slow_nodes = 0;
+  std::int64_t copies = 0;      // backup copies made (idempotent jobs)
+  std::int64_t copies_won = 0;  // of those, ended before their original
 };
 
 struct Performance {

@@ -46,6 +46,9 @@
 //       locality: {nodes: [n3, n7], racks: [r1], dataSet: clicks}  # the PodGroup's
 //                              # spec.locality (optional; docs/placement.md#data-locality):
 //                              # where its data lives (dataSet: one of the cluster file's)
+//       idempotent: true       # its pods may run twice: one far behind its peers gets a backup
+//                              # copy, as a BatchJob task marked idempotent does
+//                              # (controllers/backup_copies.h; default false)
 //       tasks:                 # the job's pods, by role
 //         - name: worker       # pods mpi-0-worker-0 ... (label arbiter.dev/task: worker)
 //           replicas: 3
@@ -68,7 +71,10 @@
 // node's speed (nodeSpeeds) and then finishes (Succeeded, freeing its room); when the last has
 // finished the job ends and its pods are removed with the group (pods placed after the start end
 // with it, and pods not placed by then are removed too). With every speed 1 all of a job's pods
-// end together, `duration` after its start.
+// end together, `duration` after its start. A pod of an idempotent job that runs far behind its
+// peers gets a copy <pod>-backup (chosen by the BatchJob controller's rule); once placed, the copy
+// runs `duration` over its own node's speed, and the first of the two to end is kept, the other
+// deleted.
 //
 // Trace (CSV, one job per line, for replaying a real cluster's history): the first line names
 // the columns, in any order; `#` starts a comment line.
@@ -135,6 +141,7 @@ struct JobSpec {
   double run_for_hint = 0;                  // factor of duration_ms; 0: no arbiter.dev/run-for
   std::optional<TopologyRequest> topology;  // the PodGroup's spec.topology
   std::optional<LocalityRequest> locality;  // the PodGroup's spec.locality
+  bool idempotent = false;                  // stragglers get backup copies
   std::vector<TaskSpec> tasks;
   // Where it was defined, for errors found later: "w.yaml:12: jobs[1].queue", "t.csv:40".
   std::string queue_origin;

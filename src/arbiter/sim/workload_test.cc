@@ -207,6 +207,18 @@ TEST(ParseWorkload, ARunForHintIsAFactorOfTheDuration) {
   EXPECT_DOUBLE_EQ(w->jobs[1].run_for_hint, 0);
 }
 
+TEST(ParseWorkload, IdempotentJobsAreMarkedEveryReplica) {
+  StatusOr<Workload> w = ParseWorkload(
+      "jobs:\n  - {name: a, replicas: 2, duration: 1m, idempotent: true, tasks: [{name: t}]}\n"
+      "  - {name: b, duration: 1m, tasks: [{name: t}]}\n",
+      "w.yaml", 1);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_EQ(w->jobs.size(), 3U);
+  EXPECT_TRUE(w->jobs[0].idempotent);
+  EXPECT_TRUE(w->jobs[1].idempotent);
+  EXPECT_FALSE(w->jobs[2].idempotent);
+}
+
 TEST(ParseWorkload, ATopologyGoesToThePodGroup) {
   StatusOr<Workload> w = ParseWorkload(
       "jobs:\n  - {name: a, duration: 1m, topology: {mode: Preferred, level: rack, "
@@ -254,6 +266,8 @@ TEST(ParseWorkload, ErrorsNameFileLineAndField) {
        "w.yaml:3: jobs[0].duration: expected a duration"},
       {"jobs:\n  - name: j\n    duration: 1m\n    runForHint: 0\n    tasks: [{name: t}]\n",
        "w.yaml:4: jobs[0].runForHint: expected a factor of the duration from 0.01 to 100"},
+      {"jobs:\n  - name: j\n    duration: 1m\n    idempotent: maybe\n    tasks: [{name: t}]\n",
+       "w.yaml:4: jobs[0].idempotent: expected true or false"},
       {"jobs:\n  - name: j\n    duration: 1m\n    topology: {mode: Always, level: rack}\n"
        "    tasks: [{name: t}]\n",
        "w.yaml:4: jobs[0].topology.mode"},
