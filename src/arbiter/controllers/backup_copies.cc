@@ -14,15 +14,18 @@ double Seconds(Clock::WallTime from, Clock::WallTime to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
-// The median run time of the task's succeeded runs; none before `min_finished` of them.
-std::optional<double> Median(std::span<const TaskRun> runs, const BackupRule& rule) {
+// The median run time of the task's succeeded runs; none before `min_finished` of them (or half
+// the replicas, when fewer).
+std::optional<double> Median(std::span<const TaskRun> runs, std::int32_t replicas,
+                             const BackupRule& rule) {
   std::vector<double> durations;
   for (const TaskRun& r : runs) {
     if (r.succeeded && r.started.has_value() && r.finished.has_value()) {
       durations.push_back(std::max(0.0, Seconds(*r.started, *r.finished)));
     }
   }
-  if (std::ssize(durations) < std::max(1, rule.min_finished)) return std::nullopt;
+  const std::int32_t needed = std::max(1, std::min(rule.min_finished, (replicas + 1) / 2));
+  if (std::ssize(durations) < needed) return std::nullopt;
   std::sort(durations.begin(), durations.end());
   const std::size_t mid = durations.size() / 2;
   const double median =
@@ -50,7 +53,7 @@ bool MayBeCopied(const TaskRun& r, const std::set<std::int32_t>& closed) {
 
 std::vector<BackupChoice> ChooseBackups(std::span<const TaskRun> runs, std::int32_t replicas,
                                         Clock::WallTime now, const BackupRule& rule) {
-  const std::optional<double> median_or = Median(runs, rule);
+  const std::optional<double> median_or = Median(runs, replicas, rule);
   if (!median_or.has_value()) return {};
   const double median = *median_or;
   const double behind = rule.behind_ratio * median;
@@ -99,9 +102,9 @@ std::vector<BackupChoice> ChooseBackups(std::span<const TaskRun> runs, std::int3
   return out;
 }
 
-std::optional<Clock::WallTime> NextBehind(std::span<const TaskRun> runs, Clock::WallTime now,
-                                          const BackupRule& rule) {
-  const std::optional<double> median = Median(runs, rule);
+std::optional<Clock::WallTime> NextBehind(std::span<const TaskRun> runs, std::int32_t replicas,
+                                          Clock::WallTime now, const BackupRule& rule) {
+  const std::optional<double> median = Median(runs, replicas, rule);
   if (!median.has_value()) return std::nullopt;
   const auto behind = std::chrono::duration_cast<Clock::WallTime::duration>(
       std::chrono::duration<double>(rule.behind_ratio * *median));

@@ -4,7 +4,8 @@
 //
 // From the runs of one task (its pods of the current attempt, copies included):
 //   - the task's pace is the median run time of its succeeded runs; nothing is judged before
-//     `min_finished` of them have succeeded (a median of one or two says little);
+//     `min_finished` of them have succeeded (a median of one or two says little), or half the
+//     replicas when that is fewer (a gang of 4 with two stragglers has only two peers to go by);
 //   - a run is behind once it has run longer than `behind_ratio` x that median, and is not
 //     finished, and its index has no copy yet (one copy per index: no copies of copies) and no
 //     success;
@@ -64,8 +65,8 @@ std::vector<BackupChoice> ChooseBackups(std::span<const TaskRun> runs, std::int3
 
 // When the next run will be behind, if nothing else changes (the simulator, which skips idle
 // time, wakes up then); none when no run can become so.
-std::optional<Clock::WallTime> NextBehind(std::span<const TaskRun> runs, Clock::WallTime now,
-                                          const BackupRule& rule = {});
+std::optional<Clock::WallTime> NextBehind(std::span<const TaskRun> runs, std::int32_t replicas,
+                                          Clock::WallTime now, const BackupRule& rule = {});
 
 // Keeps `affinity` off `nodes`: each of its terms (alternatives) gains `metadata.name NotIn
 // [node]` per node (the API allows one value per field requirement); none becomes one term.

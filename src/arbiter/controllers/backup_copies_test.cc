@@ -45,19 +45,21 @@ TEST(ChooseBackupsTest, ARunPastOneAndAHalfTimesItsTasksMedianGetsACopyAwayFromS
 TEST(NextBehindTest, TheFirstRunNotYetBehindSaysWhenItWillBe) {
   std::vector<TaskRun> runs = {Finished(0, "n0", 0, 40), Finished(1, "n1", 0, 40),
                                Finished(2, "n2", 0, 40), Running(3, "n3", 10), Running(4, "n4", 5)};
-  EXPECT_EQ(NextBehind(runs, At(50)), At(65)) << "started at 5 s, behind past 60 s of run";
-  EXPECT_EQ(NextBehind(runs, At(66)), At(70));
-  EXPECT_EQ(NextBehind(runs, At(71)), std::nullopt) << "both are behind already";
-  runs.resize(3);
-  runs.push_back(Running(3, "n3", 10));
-  EXPECT_EQ(NextBehind(std::span(runs).first(2), At(0)), std::nullopt) << "no median yet";
+  EXPECT_EQ(NextBehind(runs, 5, At(50)), At(65)) << "started at 5 s, behind past 60 s of run";
+  EXPECT_EQ(NextBehind(runs, 5, At(66)), At(70));
+  EXPECT_EQ(NextBehind(runs, 5, At(71)), std::nullopt) << "both are behind already";
+  EXPECT_EQ(NextBehind(std::span(runs).first(2), 8, At(0)), std::nullopt) << "no median yet";
 }
 
 TEST(ChooseBackupsTest, NothingIsJudgedBeforeMinFinishedRunsSucceeded) {
   std::vector<TaskRun> runs = {Finished(0, "n0", 0, 10), Finished(1, "n1", 0, 10),
                                Running(2, "n2", 0), Running(3, "n3", 0)};
-  EXPECT_THAT(ChooseBackups(runs, 4, At(500)), IsEmpty());
-  EXPECT_THAT(Indexes(ChooseBackups(runs, 4, At(500), BackupRule{1.5, 2, 0.5})), ElementsAre(2, 3));
+  EXPECT_THAT(ChooseBackups(runs, 6, At(500)), IsEmpty()) << "2 of 6: fewer than 3";
+  EXPECT_THAT(Indexes(ChooseBackups(runs, 6, At(500), BackupRule{1.5, 2, 0.5})), ElementsAre(2, 3));
+  // Of 4 replicas, half (2) is enough: a gang of 4 with two stragglers still has its peers.
+  EXPECT_THAT(Indexes(ChooseBackups(runs, 4, At(500))), ElementsAre(2));
+  const std::vector<TaskRun> one = {runs[0], runs[2], runs[3]};
+  EXPECT_THAT(ChooseBackups(one, 4, At(500)), IsEmpty()) << "1 of 4";
 }
 
 TEST(ChooseBackupsTest, OneCopyPerIndexAndNoneForAnIndexThatSucceeded) {

@@ -38,7 +38,7 @@ StatusOr<std::unique_ptr<Plugin>> StragglerPlugin::Create(const YAML::Node& args
     return InvalidArgumentError("plugin straggler: arguments.minPeers: must be a whole number");
   }
   o.min_peers = static_cast<std::int32_t>(peers);
-  ARBITER_ASSIGN_OR_RETURN(o.memory_seconds, reader.GetDouble("memorySeconds", 1800, 60, 86400));
+  ARBITER_ASSIGN_OR_RETURN(o.memory_seconds, reader.GetDouble("memorySeconds", 3600, 60, 86400));
   ARBITER_RETURN_IF_ERROR(reader.Finish());
   return std::unique_ptr<Plugin>(std::make_unique<StragglerPlugin>(o));
 }

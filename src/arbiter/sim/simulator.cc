@@ -407,7 +407,9 @@ class Simulation {
         if (run.succeeded) run.finished = pod->second.status.finished_at;
         runs.push_back(std::move(run));
       }
-      if (const auto due = controllers::NextBehind(runs, At(t)); due.has_value()) {
+      if (const auto due =
+              controllers::NextBehind(runs, static_cast<std::int32_t>(job.originals), At(t));
+          due.has_value()) {
         // The first session after it: a run is behind once it has run longer than the bound.
         const std::int64_t ms =
             std::chrono::ceil<std::chrono::milliseconds>(*due - ScenarioEpoch()).count() + 1;
