@@ -442,7 +442,11 @@ class Simulation {
     job.ends.erase(uid);
     auto pod = cluster_->pods().find(uid);
     if (pod == cluster_->pods().end() || pod->second.Finished()) return;
-    if (!pod->second.spec.node_name.empty() && !evicting_.contains(uid)) {
+    // A loser being evicted is deleted now instead: its room is freed here, not when the
+    // eviction completes (which would find it gone, and create it again).
+    evicting_.erase(uid);
+    evicted_specs_.erase(uid);
+    if (!pod->second.spec.node_name.empty()) {
       const std::int64_t cpu = pod->second.spec.containers.front().requests.Get(kResourceCpu);
       const std::int64_t memory = pod->second.spec.containers.front().requests.Get(kResourceMemory);
       ++job.finished;
