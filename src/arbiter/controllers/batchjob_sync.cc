@@ -546,6 +546,7 @@ class Planner {
       for (std::int32_t i = 0; i < t.replicas; ++i) {
         std::string name = PodName(job_, t.name, i);
         if (names.contains(name)) continue;
+        if (CopyWon(t.name, i)) continue;  // its copy succeeded: the first pod was its loser
         // Not counted yet: the status counts only pods observed, so that a pod counted once
         // and then missing can only have been deleted by someone else.
         plan_.create_pods.push_back(PodToCreate{name, PodJson(t, i, name)});

@@ -749,6 +749,37 @@ TEST(BatchJobSyncTest, AStragglerOfAnIdempotentTaskGetsACopyOffItsNodeAndTheCopy
   EXPECT_EQ(world.status().retry_count, 0);
 }
 
+// With another task still running the job goes on: the loser's deletion is seen (gone) and is no
+// occurrence, and the loser is not made again.
+TEST(BatchJobSyncTest, ALoserDeletedWhileTheJobRunsOnIsNoOccurrenceAndIsNotMadeAgain) {
+  World world(ParseJob(R"({"tasks": [{"name": "map", "replicas": 4, "idempotent": true,
+      "template": {"spec": {"containers": [{"name": "c"}]}}},
+      {"name": "reduce", "replicas": 1, "template": {"spec": {"containers": [{"name": "c"}]}}}]})"));
+  world.Settle();
+  for (int i = 0; i < 4; ++i) world.RunOn("j-map-" + std::to_string(i), "n" + std::to_string(i));
+  world.RunOn("j-reduce-0", "n0");
+  world.Settle();
+  world.Advance(std::chrono::seconds(40));
+  for (int i = 0; i < 3; ++i) world.Succeed("j-map-" + std::to_string(i));
+  world.Settle();
+  world.Advance(std::chrono::seconds(21));
+  world.Settle();
+  ASSERT_TRUE(world.pods().contains("j-map-3-backup"));
+  world.RunOn("j-map-3-backup", "n1");
+  world.Advance(std::chrono::seconds(40));
+  world.Succeed("j-map-3-backup");
+  world.Settle();  // deletes j-map-3; the kubelet ends it; the watch reports it gone
+  EXPECT_FALSE(world.pods().contains("j-map-3")) << "the loser is not made again";
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kRunning);
+  EXPECT_EQ(world.status().attempt, 0);
+  EXPECT_EQ(world.status().preemption_count, 0);
+  EXPECT_EQ(world.status().tasks.at("map").succeeded, 4);
+  EXPECT_EQ(world.status().tasks.at("map").running, 0);
+  world.Succeed("j-reduce-0");
+  world.Settle();
+  EXPECT_EQ(world.status().phase, BatchJobPhase::kCompleted);
+}
+
 TEST(BatchJobSyncTest, WhenTheStragglerSucceedsFirstItsCopyIsDeleted) {
   World world(ParseJob(kIdempotentMap));
   StraggleUntilACopy(world);
