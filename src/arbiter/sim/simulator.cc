@@ -437,7 +437,21 @@ class Simulation {
   }
 
   // The other of a pair, once one has ended: deleted, its room freed.
-  void DropLoser(std::size_t index, const std::string& uid) {
+  // A placed pod of the job leaves its node at `t`: its room is no longer used.
+  void FreeRoom(JobState& job, const Pod& pod, std::int64_t t) {
+    const std::int64_t cpu = pod.spec.containers.front().requests.Get(kResourceCpu);
+    const std::int64_t memory = pod.spec.containers.front().requests.Get(kResourceMemory);
+    job.placed_cpu -= cpu;
+    job.placed_memory -= memory;
+    used_cpu_ -= cpu;
+    used_memory_ -= memory;
+    --used_pods_;
+    QueueState& q = queues_[queue_index_.at(job.spec->queue)];
+    AdvanceQueue(q, t);
+    q.allocated_cpu -= cpu;
+  }
+
+  void DropLoser(std::size_t index, const std::string& uid, std::int64_t t) {
     JobState& job = jobs_[index];
     job.ends.erase(uid);
     auto pod = cluster_->pods().find(uid);
@@ -447,15 +461,8 @@ class Simulation {
     evicting_.erase(uid);
     evicted_specs_.erase(uid);
     if (!pod->second.spec.node_name.empty()) {
-      const std::int64_t cpu = pod->second.spec.containers.front().requests.Get(kResourceCpu);
-      const std::int64_t memory = pod->second.spec.containers.front().requests.Get(kResourceMemory);
       ++job.finished;
-      job.placed_cpu -= cpu;
-      job.placed_memory -= memory;
-      used_cpu_ -= cpu;
-      used_memory_ -= memory;
-      --used_pods_;
-      queues_[queue_index_.at(job.spec->queue)].allocated_cpu -= cpu;
+      FreeRoom(job, pod->second, t);
       bound_at_.erase(uid);
     }
     pod_job_.erase(uid);
@@ -470,22 +477,13 @@ class Simulation {
         pod->second.meta.deletion_timestamp.has_value() || evicting_.contains(uid)) {
       return;
     }
-    const std::int64_t cpu = pod->second.spec.containers.front().requests.Get(kResourceCpu);
-    const std::int64_t memory = pod->second.spec.containers.front().requests.Get(kResourceMemory);
+    FreeRoom(job, pod->second, t);
     (void)cluster_->FinishPod(uid, PodPhase::kSucceeded, At(t));
     ++job.finished;
-    job.placed_cpu -= cpu;
-    job.placed_memory -= memory;
-    used_cpu_ -= cpu;
-    used_memory_ -= memory;
-    --used_pods_;
-    QueueState& q = queues_[queue_index_.at(job.spec->queue)];
-    AdvanceQueue(q, t);
-    q.allocated_cpu -= cpu;
     job.ends.erase(uid);
     if (auto p = job.partner.find(uid); p != job.partner.end()) {
       if (job.copy_index.contains(uid)) ++report_.stragglers.copies_won;
-      DropLoser(index, p->second);
+      DropLoser(index, p->second, t);
     }
   }
 
@@ -497,16 +495,16 @@ class Simulation {
       const std::string& original = job.pod_uids[static_cast<std::size_t>(position)];
       auto c = job.ends.find(copy);
       if (c == job.ends.end()) {
-        DropLoser(index, copy);  // not placed, or ended
+        DropLoser(index, copy, t);  // not placed, or ended
         continue;
       }
       auto o = job.ends.find(original);
       if (o == job.ends.end()) continue;
       if (c->second < o->second) {
         ++report_.stragglers.copies_won;
-        DropLoser(index, original);
+        DropLoser(index, original, t);
       } else {
-        DropLoser(index, copy);
+        DropLoser(index, copy, t);
       }
     }
     job.finish_ms = t;
