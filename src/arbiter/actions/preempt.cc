@@ -1,6 +1,7 @@
 #include "arbiter/actions/preempt.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -10,11 +11,42 @@
 
 namespace arbiter {
 
+namespace {
+
+bool OnNodes(const Session& session, TaskIndex t, const ActiveReservation& r) {
+  const NodeIndex n = session.task_node(t);
+  return n != kNoNode && std::binary_search(r.nodes.begin(), r.nodes.end(), n);
+}
+
+}  // namespace
+
 void PreemptAction::Execute(Session& session) {
   const VictimFilter same_queue_lower = [](const Session& s, JobIndex preemptor, TaskIndex v) {
     const JobInfo& victim = s.job(s.task(v).job);
     const JobInfo& job = s.job(preemptor);
     return victim.queue_index == job.queue_index && victim.priority < job.priority;
+  };
+  // For a gang holding a reservation: the jobs that accept preemption and have pods on its nodes
+  // (all their pods, so that one whose minimum would break can be evicted whole).
+  std::vector<std::int8_t> accepts(static_cast<std::size_t>(session.job_count()), -1);
+  const auto accepting = [&](JobIndex j) {
+    std::int8_t& known = accepts[j.pos()];
+    if (known < 0) known = AcceptsPreemption(session, j) ? 1 : 0;
+    return known == 1;
+  };
+  std::vector<char> on_reserved(static_cast<std::size_t>(session.job_count()));
+  const VictimFilter on_reserved_nodes = [&](const Session& s, JobIndex, TaskIndex v) {
+    return on_reserved[s.task(v).job.pos()] != 0;
+  };
+  // A reservation never pushes another queue below its guarantee or its deserved share.
+  const QueueGuard keeps_others_share = [](const Session& s, QueueIndex q,
+                                           const ResourceVector& taken) {
+    ResourceVector left = s.queue_allocated(q);
+    if (!taken.FitsIn(left)) return false;
+    left.Subtract(taken);
+    if (!QueueGuarantee(s, q).FitsIn(left)) return false;
+    const std::optional<ResourceVector> deserved = s.QueueDeserved(q);
+    return !deserved.has_value() || AtOrAboveShare(left, *deserved);
   };
   for (JobIndex j : PreemptorCandidates(session)) {
     if (PreemptionNever(session, j)) continue;
@@ -22,6 +54,39 @@ void PreemptAction::Execute(Session& session) {
       session.RecordJobUnschedulable(j, wait->reason, std::move(wait->message),
                                      /*tell_pods=*/true, /*replace=*/true);
       continue;
+    }
+    // A reserved gang first takes back its nodes from the jobs that accepted preemption there,
+    // which it may as soon as it fits without them; before any job that did not accept it.
+    if (const ActiveReservation* r = session.ReservationOf(j); r != nullptr) {
+      std::fill(on_reserved.begin(), on_reserved.end(), 0);
+      bool any = false;
+      for (TaskIndex t :
+           TaskIndex::Range(static_cast<std::int32_t>(session.snapshot().tasks.size()))) {
+        const TaskState state = session.task_state(t);
+        const JobIndex owner = session.task(t).job;
+        if (HoldsNode(state) && state != TaskState::kReleasing && owner != j &&
+            OnNodes(session, t, *r) && accepting(owner)) {
+          on_reserved[owner.pos()] = 1;
+          any = true;
+        }
+      }
+      if (any) {
+        const QueueIndex own = session.job(j).queue_index;
+        const QueueGuard guard = [&](const Session& s, QueueIndex q, const ResourceVector& taken) {
+          return q == own || keeps_others_share(s, q, taken);
+        };
+        PreemptionPlan plan =
+            PreemptFor(session, j, EvictionKind::kReservation, on_reserved_nodes, options_, guard);
+        if (plan.committed) {
+          session.RecordJobUnschedulable(
+              j, JobReason::kWaitingForPreemption,
+              "evicting " + std::to_string(plan.evicted) +
+                  " pod(s) that accept preemption from the nodes reserved for it; " +
+                  std::to_string(plan.pipelined) + " pod(s) nominated to the room they free",
+              /*tell_pods=*/true, /*replace=*/true);
+          continue;
+        }
+      }
     }
     PreemptionPlan plan =
         PreemptFor(session, j, EvictionKind::kPreempt, same_queue_lower, options_);

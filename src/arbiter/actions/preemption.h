@@ -48,8 +48,6 @@
 
 namespace arbiter {
 
-inline constexpr std::string_view kPreemptableLabel = "arbiter.dev/preemptable";
-
 struct PreemptionOptions {
   // Pods that started less than this long ago are never victims (Slurm's PreemptExemptTime).
   std::chrono::seconds min_runtime{0};
@@ -87,6 +85,13 @@ using VictimFilter = std::function<bool(const Session&, JobIndex preemptor, Task
 // Null: no limit (preempt).
 using QueueGuard =
     std::function<bool(const Session&, QueueIndex queue, const ResourceVector& taken)>;
+
+// The queue's spec.guarantee as a vector over the snapshot's resources (absent: 0).
+ResourceVector QueueGuarantee(const Session& session, QueueIndex queue);
+
+// Whether `allocated` is at least `deserved` by the proportion plugin's measure: in some
+// resource that the queue deserves, it holds all of it.
+bool AtOrAboveShare(const ResourceVector& allocated, const ResourceVector& deserved);
 
 // When the pod started running (status.startTime), else when it was created: the running time a
 // victim loses, and which of two victims is the younger.

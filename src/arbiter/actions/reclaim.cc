@@ -9,32 +9,6 @@
 
 namespace arbiter {
 
-namespace {
-
-// The queue's guarantee as a vector over the snapshot's resources (absent: 0).
-ResourceVector Guarantee(const Session& session, QueueIndex q) {
-  const ResourceSpace& space = session.snapshot().resources;
-  ResourceVector out(space.size());
-  for (const ResourceEntry& e :
-       session.snapshot().queues[q.pos()].queue->spec.guarantee.entries()) {
-    if (auto id = space.Find(e.name)) out.Set(*id, e.amount);
-  }
-  return out;
-}
-
-// Whether `allocated` is at least `deserved` by the proportion plugin's measure: in some
-// resource that the queue deserves, it holds all of it.
-bool AtOrAboveShare(const ResourceVector& allocated, const ResourceVector& deserved) {
-  const std::size_t n = std::max(allocated.size(), deserved.size());
-  for (std::size_t r = 0; r < n; ++r) {
-    const auto id = static_cast<ResourceId>(r);
-    if (deserved.Get(id) > 0 && allocated.Get(id) >= deserved.Get(id)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 void ReclaimAction::Execute(Session& session) {
   // Pods beyond a lowered quota first: the room they free is then shared as usual.
   ReclaimBeyondQuota(session, options_);
@@ -43,7 +17,7 @@ void ReclaimAction::Execute(Session& session) {
   std::vector<ResourceVector> guarantee(queues);
   for (QueueIndex q : QueueIndex::Range(static_cast<std::int32_t>(queues))) {
     deserved[q.pos()] = session.QueueDeserved(q);
-    guarantee[q.pos()] = Guarantee(session, q);
+    guarantee[q.pos()] = QueueGuarantee(session, q);
   }
   const VictimFilter other_reclaimable = [&](const Session& s, JobIndex preemptor, TaskIndex v) {
     const QueueIndex vq = s.job(s.task(v).job).queue_index;

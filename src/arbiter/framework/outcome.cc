@@ -378,9 +378,15 @@ SessionResult BuildResult(const Session& session) {
       preemptor_key = preemptor.Key();
       message =
           "Preempted by " + preemptor_key + " (" + std::string(EvictionKindName(e.kind)) + ": ";
-      message += e.kind == EvictionKind::kPreempt
-                     ? "a job of higher priority in queue " + preemptor.queue + ")"
-                     : "queue " + preemptor.queue + " is below its deserved share)";
+      if (e.kind == EvictionKind::kPreempt) {
+        message += "a job of higher priority in queue " + preemptor.queue + ")";
+      } else if (e.kind == EvictionKind::kReservation) {
+        message +=
+            "the pod accepts preemption, arbiter.dev/preemptable=true, and ran on a node "
+            "reserved for that gang, which now fits)";
+      } else {
+        message += "queue " + preemptor.queue + " is below its deserved share)";
+      }
     }
     EvictDecision d;
     d.namespace_name = info.namespace_name();

@@ -18,7 +18,8 @@ constexpr Time kSomeDay = Time::max();
 // When room frees on a node: the pods holding it that will leave, by when (kSomeDay: no known
 // run time). Other schedulers' pods never leave, as far as this plan knows. Pods being evicted
 // free their room now, except what pods nominated to the node (preemptors waiting for that room)
-// will take: those hold it, with the room held for them, until their own job ends.
+// will take: those hold it, with the room held for them, until their own job ends. Pods of jobs
+// that accept preemption free theirs now too: the gang may have them evicted once it fits.
 struct Timeline {
   std::vector<std::pair<Time, ResourceVector>> releases;  // sorted by time
 };
@@ -29,7 +30,10 @@ std::vector<Timeline> Timelines(const Session& session, const std::vector<bool>&
   std::map<JobIndex, std::optional<Time>> ends;
   const auto end_of = [&](JobIndex j) {
     auto it = ends.find(j);
-    if (it == ends.end()) it = ends.emplace(j, EstimatedEnd(session, j)).first;
+    if (it == ends.end()) {
+      it = ends.emplace(j, AcceptsPreemption(session, j) ? session.now() : EstimatedEnd(session, j))
+               .first;
+    }
     return it->second.value_or(kSomeDay);
   };
   std::vector<ResourceVector> claimed(static_cast<std::size_t>(session.node_count()));
@@ -215,7 +219,8 @@ std::optional<Choice> ChooseFor(const Session& session, JobIndex j,
 bool Eligible(const Session& session, JobIndex j) {
   const JobInfo& job = session.job(j);
   const PodGroupPhase phase = session.job_phase(j);
-  if (job.group == nullptr || job.queue_index == kNoQueue) return false;
+  // A single pod fits in whatever room frees first: only gangs starve for want of room at once.
+  if (job.group == nullptr || job.queue_index == kNoQueue || job.min_member <= 1) return false;
   if (phase != PodGroupPhase::kPending && phase != PodGroupPhase::kInqueue) return false;
   if (session.PendingTasks(j).empty() || session.JobReady(j) || session.job_holding_tasks(j) > 0) {
     return false;
@@ -249,6 +254,32 @@ std::optional<std::vector<bool>> NamedNodes(const Session& session,
 }
 
 }  // namespace
+
+bool AcceptsPreemption(const Session& session, JobIndex j) {
+  const JobInfo& job = session.job(j);
+  static const std::string kKey(kPreemptableLabel);
+  const auto label = [](const ObjectMeta& meta) -> std::optional<std::string_view> {
+    auto it = meta.labels.find(kKey);
+    if (it == meta.labels.end()) return std::nullopt;
+    return std::string_view(it->second);
+  };
+  std::optional<std::string_view> says;
+  if (job.group != nullptr) says = label(job.group->meta);
+  if (!says.has_value() && job.tasks.empty()) return false;
+  for (TaskIndex t : job.tasks) {
+    const Pod& pod = *session.task(t).pod;
+    // As actions/preemption.h's never-victims: such pods are never evicted, whatever they say.
+    if (pod.meta.namespace_name == "kube-system" ||
+        pod.spec.priority_class_name == "system-node-critical" ||
+        pod.spec.priority_class_name == "system-cluster-critical") {
+      return false;
+    }
+    const std::optional<std::string_view> pod_says = label(pod.meta);
+    if (pod_says == "false") return false;
+    if (!says.has_value() && pod_says != "true") return false;
+  }
+  return says.value_or("true") == "true";
+}
 
 std::optional<Clock::WallTime> EstimatedEnd(const Session& session, JobIndex j) {
   const JobInfo& job = session.job(j);

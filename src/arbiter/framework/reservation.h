@@ -8,7 +8,10 @@
 //   * backfill: jobs whose run time is known and that end, by it, before the gang's estimated
 //     start (so they cannot delay it);
 //   * jobs of another queue that is below its deserved share, which a reservation must never
-//     keep there.
+//     keep there;
+//   * jobs that accept to be preempted (AcceptsPreemption below): their room counts as free in
+//     choosing the nodes and the start, and once the gang fits without them the preempt action
+//     evicts them for it (a second kind of backfill, which needs no run time).
 // A reservation ends when its gang starts (minMember placed), is deleted or becomes invalid, or
 // when its queue goes over its deserved share. Its nodes are kept across sessions (the book lives
 // in the Scheduler) and written to the PodGroup's status.reservation, from which a restarted or
@@ -26,6 +29,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arbiter/base/clock.h"
@@ -73,6 +77,15 @@ class ReservationBook {
   ReservationConfig config_;
   std::vector<Entry> entries_;
 };
+
+// Whether the job accepts to be preempted when a reservation is ready: its PodGroup, or else
+// every one of its pods, is labelled arbiter.dev/preemptable: "true" (as Volcano's
+// volcano.sh/preemptable). Such a job may run on reserved nodes whatever its run time; a
+// reservation counts its room there as free, and the preempt action evicts it (gang-safely,
+// EvictionKind::kReservation) once the gang fits without it. Pods in kube-system and of the
+// system-*-critical classes never accept.
+inline constexpr std::string_view kPreemptableLabel = "arbiter.dev/preemptable";
+bool AcceptsPreemption(const Session& session, JobIndex j);
 
 // When the job ends by its run time (sim/run_time.h), started or not (a job not started yet
 // starts now); a job past its estimate ends now; none: unknown.

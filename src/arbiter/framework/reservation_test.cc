@@ -324,6 +324,156 @@ TEST_F(ReservedNode, ADeletedGangLeavesItsNodesFree) {
   EXPECT_NE(NodeOf(cluster_, "long-2"), "");
 }
 
+// A job that accepts preemption (arbiter.dev/preemptable: "true") runs on the reserved node with
+// no run time, and is left alone while the gang could not start anyway.
+TEST_F(ReservedNode, AJobThatAcceptsPreemptionRunsThereWithoutARunTime) {
+  cluster_.Add(MakePod("long").Request("cpu", "2").Annotation("arbiter.dev/run-for", "1h").Build());
+  cluster_.RunSession();
+  ASSERT_EQ(NodeOf(cluster_, "long"), "n1");
+  cluster_.Add(MakePod("p").Request("cpu", "2").Label("arbiter.dev/preemptable", "true").Build());
+  cluster_.Add(MakePod("q").Request("cpu", "2").Label("arbiter.dev/preemptable", "false").Build());
+  cluster_.RunSession();
+  EXPECT_EQ(NodeOf(cluster_, "p"), "n0");
+  EXPECT_EQ(NodeOf(cluster_, "q"), "");
+  while (cluster_.now() < TestEpoch() + std::chrono::seconds(99)) {
+    EXPECT_THAT(cluster_.RunSession().evictions, ::testing::IsEmpty());
+  }
+  EXPECT_EQ(NodeOf(cluster_, "p"), "n0");
+  EXPECT_EQ(Bound(cluster_, "g"), 0);
+}
+
+// Once the pod that does not accept preemption ends, the gang fits without the one that does:
+// that one is evicted for it (kind reservation), and the gang starts on its node.
+TEST_F(ReservedNode, TheGangEvictsItOnceItFitsWithoutIt) {
+  cluster_.Add(MakePod("long").Request("cpu", "2").Annotation("arbiter.dev/run-for", "1h").Build());
+  cluster_.RunSession();
+  cluster_.Add(MakePod("p")
+                   .Request("cpu", "2")
+                   .Label("arbiter.dev/preemptable", "true")
+                   .GracePeriod(0)
+                   .Build());
+  cluster_.RunSession();
+  ASSERT_EQ(NodeOf(cluster_, "p"), "n0");
+  RunUntil(cluster_, 100);
+  cluster_.Finish("default/a");
+  const SessionResult r = cluster_.RunSession();
+  ASSERT_EQ(r.evictions.size(), 1U);
+  EXPECT_EQ(r.evictions[0].pod_name, "p");
+  EXPECT_EQ(r.evictions[0].kind, EvictionKind::kReservation);
+  EXPECT_EQ(r.evictions[0].preemptor, "default/g");
+  EXPECT_THAT(r.evictions[0].message, HasSubstr("arbiter.dev/preemptable=true"));
+  RunUntil(cluster_, 104);
+  EXPECT_EQ(Bound(cluster_, "g"), 2);
+  EXPECT_EQ(NodeOf(cluster_, "g-0"), "n0");
+  EXPECT_EQ(NodeOf(cluster_, "g-1"), "n0");
+}
+
+// The room of pods that accept preemption counts as free in choosing the nodes and the start:
+// n0 is held an hour by such a pod, n1 by one that is not; the gang is given n0, to start now,
+// and evicts the pod there at once.
+TEST(Reservation, RoomOfJobsThatAcceptPreemptionIsFreeForTheStart) {
+  FakeCluster cluster(WaitingTen());
+  cluster.Add(MakeNode("n0").Cpu("8").Build());
+  cluster.Add(MakeNode("n1").Cpu("8").Build());
+  cluster.Add(MakePod("p")
+                  .Request("cpu", "6")
+                  .OnNode("n0")
+                  .StartedAt(0)
+                  .Annotation("arbiter.dev/run-for", "1h")
+                  .Label("arbiter.dev/preemptable", "true")
+                  .GracePeriod(0)
+                  .Build());
+  cluster.Add(Running("b", "n1", "6", "1h"));
+  AddGang(cluster, "g", 2, "4");
+  std::set<std::string> evicted;
+  while (cluster.now() < TestEpoch() + std::chrono::seconds(9)) {
+    for (const EvictDecision& e : cluster.RunSession().evictions) evicted.insert(e.pod_name);
+  }
+  EXPECT_THAT(evicted, ::testing::IsEmpty());  // not before the gang is elected
+  while (!cluster.group("default/g").status.reservation.has_value() &&
+         cluster.now() < TestEpoch() + std::chrono::seconds(12)) {
+    for (const EvictDecision& e : cluster.RunSession().evictions) evicted.insert(e.pod_name);
+  }
+  const auto& reservation = cluster.group("default/g").status.reservation;
+  ASSERT_TRUE(reservation.has_value());
+  EXPECT_THAT(reservation->nodes, ElementsAre("n0"));
+  ASSERT_TRUE(reservation->estimated_start.has_value());
+  EXPECT_LE(*reservation->estimated_start, cluster.now());
+  while (cluster.now() < TestEpoch() + std::chrono::seconds(16)) {
+    for (const EvictDecision& e : cluster.RunSession().evictions) evicted.insert(e.pod_name);
+  }
+  EXPECT_EQ(evicted, (std::set<std::string>{"p"}));
+  EXPECT_EQ(Bound(cluster, "g"), 2);
+  EXPECT_EQ(NodeOf(cluster, "b"), "n1");
+}
+
+// A gang that accepts preemption is evicted gang-safely: one of its pods on the reserved node,
+// the other elsewhere; taking the first would leave it below its minimum, so both go.
+TEST(Reservation, AGangThatAcceptsPreemptionIsEvictedWhole) {
+  FakeCluster cluster(WaitingTen());
+  cluster.Add(MakeNode("n0").Cpu("8").Build());
+  cluster.Add(MakeNode("n1").Cpu("8").Build());
+  cluster.Add(Running("a", "n0", "4", "100s"));
+  cluster.Add(Running("b", "n1", "6", "1h"));
+  cluster.Add(MakePodGroup("v").MinMember(2).Label("arbiter.dev/preemptable", "true").Build());
+  for (const auto& [pod, node] : {std::pair{"v-0", "n0"}, std::pair{"v-1", "n1"}}) {
+    cluster.Add(MakePod(pod)
+                    .Group("v")
+                    .Request("cpu", "2")
+                    .OnNode(node)
+                    .StartedAt(0)
+                    .GracePeriod(0)
+                    .Build());
+  }
+  AddGang(cluster, "g", 2, "4");
+  RunUntil(cluster, 12);
+  const auto& reservation = cluster.group("default/g").status.reservation;
+  ASSERT_TRUE(reservation.has_value());
+  ASSERT_THAT(reservation->nodes, ElementsAre("n0"));
+  ASSERT_TRUE(reservation->estimated_start.has_value());
+  EXPECT_EQ(*reservation->estimated_start, TestEpoch() + std::chrono::seconds(100));
+  RunUntil(cluster, 100);
+  cluster.Finish("default/a");
+  const SessionResult r = cluster.RunSession();
+  std::set<std::string> evicted;
+  for (const EvictDecision& e : r.evictions) evicted.insert(e.pod_name);
+  EXPECT_EQ(evicted, (std::set<std::string>{"v-0", "v-1"}));
+  RunUntil(cluster, 104);
+  EXPECT_EQ(Bound(cluster, "g"), 2);
+}
+
+// A reservation takes nothing from another queue that would leave it below its deserved share:
+// q2 deserves half the cluster and holds only its accepting pod on the reserved node, so the
+// gang of q1 waits for it to end rather than evict it.
+TEST(Reservation, TheEvictionNeverPushesAnotherQueueBelowItsShare) {
+  FakeCluster cluster(WaitingTen());
+  cluster.Add(MakeQueue("q1"));
+  cluster.Add(MakeQueue("q2"));
+  cluster.Add(MakeNode("n0").Cpu("8").Build());
+  cluster.Add(MakeNode("n1").Cpu("8").Build());
+  cluster.Add(MakePodGroup("b").MinMember(1).Queue("q1").Build());
+  cluster.Add(MakePod("b")
+                  .Group("b")
+                  .Request("cpu", "8")
+                  .OnNode("n1")
+                  .StartedAt(0)
+                  .Annotation("arbiter.dev/run-for", "1h")
+                  .Build());
+  cluster.Add(
+      MakePodGroup("p").MinMember(1).Queue("q2").Label("arbiter.dev/preemptable", "true").Build());
+  cluster.Add(
+      MakePod("p").Group("p").Request("cpu", "2").OnNode("n0").StartedAt(0).GracePeriod(0).Build());
+  AddGang(cluster, "g", 2, "4", "q1");
+  std::set<std::string> evicted;
+  while (cluster.now() < TestEpoch() + std::chrono::seconds(30)) {
+    for (const EvictDecision& e : cluster.RunSession().evictions) evicted.insert(e.pod_name);
+  }
+  ASSERT_TRUE(cluster.group("default/g").status.reservation.has_value());
+  EXPECT_THAT(evicted, ::testing::IsEmpty());
+  EXPECT_EQ(NodeOf(cluster, "p"), "n0");
+  EXPECT_EQ(Bound(cluster, "g"), 0);
+}
+
 TEST(Reservation, AQueueBelowItsShareIsNotKeptOffReservedNodes) {
   FakeCluster cluster(WaitingTen());
   cluster.Add(MakeQueue("q1"));

@@ -87,8 +87,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
 }
 
 SessionResult Scheduler::RunSession(const Snapshot& snapshot, Clock::WallTime now) {
-  Session session(snapshot, plugins_, now, filter_pool_.get(), &reservations_);
-  session.set_history(&history_);
+  Session session(snapshot, plugins_, now, filter_pool_.get(), &reservations_, &history_);
   session.set_estimates(estimates_.get());
   std::vector<NamedDuration> action_nanos;
   action_nanos.reserve(actions_.size());

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <optional>
 #include <set>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "arbiter/base/check.h"
@@ -27,11 +29,15 @@ void Timed(SessionStats& stats, std::size_t plugin, std::string_view name, Fn&& 
   stats.plugin_nanos[plugin].nanos += nanos;
 }
 
+// How long a job evicted for whatever reason is kept off reserved nodes (as a preemptor's
+// default no-repeat window).
+constexpr auto kNoRepeatAfterEviction = std::chrono::minutes(10);
+
 }  // namespace
 
 Session::Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::WallTime now,
-                 WorkerPool* pool, ReservationBook* reservations)
-    : snapshot_(snapshot), plugins_(plugins), now_(now), pool_(pool) {
+                 WorkerPool* pool, ReservationBook* reservations, const EvictionHistory* history)
+    : snapshot_(snapshot), plugins_(plugins), now_(now), pool_(pool), history_(history) {
   task_state_.reserve(snapshot.tasks.size());
   task_node_.reserve(snapshot.tasks.size());
   for (const TaskInfo& t : snapshot.tasks) {
@@ -84,9 +90,16 @@ void Session::ApplyReservations(std::vector<ActiveReservation> reservations) {
       node_reservation_[n.pos()] = static_cast<std::int32_t>(i);
   }
   // A job may use a reservation's nodes when it is the gang's own, when it ends (by its run time)
-  // before the gang's estimated start, or when its queue is another one, below its deserved
-  // share even with the job's minimum (a reservation never keeps a queue below its share).
+  // before the gang's estimated start, when it accepts to be evicted for the gang once the gang
+  // fits (AcceptsPreemption), or when its queue is another one, below its deserved share even
+  // with the job's minimum (a reservation never keeps a queue below its share).
   reservation_passes_.assign(snapshot_.jobs.size(), 0);
+  // A job that lost pods in the last ten minutes is not let onto reserved nodes again by
+  // accepting preemption: evicted by one reservation, it would only be evicted by the next.
+  std::set<std::string> recently_evicted;
+  for (std::string_view key : history().VictimJobsSince(now_ - kNoRepeatAfterEviction)) {
+    recently_evicted.emplace(key);
+  }
   for (JobIndex j : JobIndex::Range(job_count())) {
     const std::vector<TaskIndex>& tasks = job(j).tasks;
     if (std::none_of(tasks.begin(), tasks.end(),
@@ -96,9 +109,10 @@ void Session::ApplyReservations(std::vector<ActiveReservation> reservations) {
     const QueueIndex q = job(j).queue_index;
     std::optional<std::optional<Clock::WallTime>> end;
     std::optional<bool> below_share;
+    const bool accepts = AcceptsPreemption(*this, j) && !recently_evicted.contains(job(j).Key());
     for (std::size_t i = 0; i < reservations_.size(); ++i) {
       const ActiveReservation& r = reservations_[i];
-      bool pass = r.job == j;
+      bool pass = r.job == j || accepts;
       // A preemptor nominated to one of its nodes before it was reserved: its room there is
       // being freed for it by evictions already made, which a reservation must not waste.
       pass = pass || std::any_of(tasks.begin(), tasks.end(), [&](TaskIndex t) {

@@ -43,7 +43,8 @@ class Session {
   // `reservations`, if given, says which gangs hold reservations (framework/reservation.h); the
   // session updates it once its plugins are open.
   Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::WallTime now,
-          WorkerPool* pool = nullptr, ReservationBook* reservations = nullptr);
+          WorkerPool* pool = nullptr, ReservationBook* reservations = nullptr,
+          const EvictionHistory* history = nullptr);
   Session(const Snapshot& snapshot, const PluginSet& plugins)
       : Session(snapshot, plugins, snapshot.now) {}
   ~Session();

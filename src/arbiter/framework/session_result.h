@@ -23,10 +23,11 @@ struct BindDecision {
 };
 
 // Why a pod is evicted: for a higher-priority job of its queue, for a queue below its share,
-// because its own queue runs beyond its lowered ResourceQuota, or because its gang held nodes
-// below its minimum for too long and is released to start again whole (the last two: no
-// preemptor).
-enum class EvictionKind : std::uint8_t { kPreempt, kReclaim, kQuota, kRelease };
+// because its own queue runs beyond its lowered ResourceQuota, because its gang held nodes
+// below its minimum for too long and is released to start again whole (these two: no
+// preemptor), or because it accepted preemption (arbiter.dev/preemptable: "true") to run on
+// nodes reserved for a gang whose reservation is now ready (framework/reservation.h).
+enum class EvictionKind : std::uint8_t { kPreempt, kReclaim, kQuota, kRelease, kReservation };
 inline std::string_view EvictionKindName(EvictionKind kind) {
   switch (kind) {
     case EvictionKind::kPreempt:
@@ -37,6 +38,8 @@ inline std::string_view EvictionKindName(EvictionKind kind) {
       return "quota";
     case EvictionKind::kRelease:
       return "release";
+    case EvictionKind::kReservation:
+      return "reservation";
   }
   return "unknown";
 }

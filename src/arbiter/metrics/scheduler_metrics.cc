@@ -84,7 +84,7 @@ SchedulerMetrics::SchedulerMetrics(Metrics& metrics)
         &locality_binds_.Add({{"level", std::string(LocalityLevelName(level))}});
   }
   for (EvictionKind kind : {EvictionKind::kPreempt, EvictionKind::kReclaim, EvictionKind::kQuota,
-                            EvictionKind::kRelease}) {
+                            EvictionKind::kRelease, EvictionKind::kReservation}) {
     kind_children_[kind] = &evictions_by_kind_.Add({{"kind", std::string(EvictionKindName(kind))}});
   }
   metrics.AddCollector([this](Families& out) {

@@ -261,6 +261,13 @@ class Checker {
       }
       if (!e.preemptor.empty()) preemptors.insert(e.preemptor);  // a quota eviction has none
       if (e.kind == EvictionKind::kReclaim) reclaimed.insert(e.queue);
+      // A reservation takes back its nodes from other queues only down to their share.
+      if (e.kind == EvictionKind::kReservation) {
+        auto preemptor = cluster_.groups().find(e.preemptor);
+        if (preemptor != cluster_.groups().end() && preemptor->second.spec.queue != e.queue) {
+          reclaimed.insert(e.queue);
+        }
+      }
     }
     for (const std::string& key : victim_groups) CheckVictimGang(key);
     for (const std::string& key : preemptors) CheckPreemptorPlaced(key);

@@ -257,6 +257,7 @@ class Simulation {
     group.spec.priority_class_name = spec.priority_class_name;
     group.spec.topology = spec.topology;
     group.spec.locality = spec.locality;
+    if (spec.preemptable) group.meta.labels[std::string(kPreemptableLabel)] = "true";
     if (spec.run_for_hint > 0) {
       const auto hint_ms = static_cast<std::int64_t>(
           std::ceil(static_cast<double>(spec.duration_ms) * spec.run_for_hint));

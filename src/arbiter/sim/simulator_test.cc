@@ -117,6 +117,46 @@ TEST(Simulate, AReservationBoundsABigGangsWaitUnderAStream) {
   EXPECT_EQ(on->jobs_finished, on->jobs);
 }
 
+// Jobs with no run time, each holding 1 CPU for 2 minutes (one every 20 s: 6 CPU busy of 8): a
+// reservation keeps new ones off its nodes, but must wait for those there to end, up to 2
+// minutes after the gang is elected. Marked preemptable, they are evicted for the gang once it is
+// elected (10 s after its arrival, at the next session: sessions follow events), and the gang
+// starts when their grace period (30 s) is over; the evicted job runs again later.
+TEST(Simulate, JobsThatAcceptPreemptionLeaveAReservedGangsNodesWhenItIsElected) {
+  const ClusterSpec c = Cluster("nodes: [{name: n, replicas: 2, cpu: \"4\", memory: 8Gi}]\n");
+  const std::string jobs = R"(jobs:
+  - {name: small, replicas: 12, interval: 20s, duration: 120s, PREEMPTABLE
+     tasks: [{name: t, requests: {cpu: "1"}}]}
+  - {name: big, arrival: 5s, duration: 10s, runForHint: 1,
+     tasks: [{name: t, replicas: 8, requests: {cpu: "1"}}]}
+)";
+  auto with = [&](const std::string& preemptable) {
+    std::string text = jobs;
+    text.replace(text.find("PREEMPTABLE"), std::string("PREEMPTABLE").size(), preemptable);
+    return Jobs(text);
+  };
+  SimulationOptions options;
+  options.seed = 1;
+  options.config.reservation.enabled = true;
+  options.config.reservation.wait_seconds = 10;
+  StatusOr<SimulationReport> plain = Simulate(c, with(""), options);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  StatusOr<SimulationReport> accepting = Simulate(c, with("preemptable: true,"), options);
+  ASSERT_TRUE(accepting.ok()) << accepting.status().message();
+  const JobOutcome& big_plain = Job(*plain, "default/big");
+  const JobOutcome& big_accepting = Job(*accepting, "default/big");
+  // Elected at 15 s or so; the last small job placed before then ends at 120 s.
+  EXPECT_GE(big_plain.start_ms - big_plain.arrival_ms, 100'000);
+  EXPECT_EQ(plain->evictions, 0);
+  EXPECT_GE(big_accepting.start_ms - big_accepting.arrival_ms, 10'000 + 30'000);
+  EXPECT_LE(big_accepting.start_ms - big_accepting.arrival_ms, 20'000 + 30'000);
+  EXPECT_GT(accepting->evictions, 0);
+  EXPECT_EQ(accepting->evictions_by_kind.at("reservation"), accepting->evictions);
+  EXPECT_EQ(accepting->invariant_violations, 0);
+  EXPECT_EQ(accepting->partial_gangs, 0);
+  EXPECT_EQ(accepting->jobs_finished, accepting->jobs);
+}
+
 TEST(Simulate, AGangThatCanNeverFitHoldsNothingAndIsReported) {
   const ClusterSpec c = Cluster("nodes: [{name: n, replicas: 4, cpu: \"4\", memory: 8Gi}]\n");
   // Five pods of 3 CPU need five nodes; the small gangs behind it must all run.

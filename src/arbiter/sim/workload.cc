@@ -167,9 +167,10 @@ StatusOr<TaskSpec> ParseTask(const Value& v, std::set<std::string>& names) {
 // One `jobs:` entry: its replicas, their times drawn from `rng`.
 Status ParseJobs(const Value& v, std::mt19937_64& rng, std::set<std::string>& job_names,
                  std::vector<JobSpec>& out) {
-  ARBITER_RETURN_IF_ERROR(v.CheckKeys(
-      {"name", "replicas", "namespace", "queue", "priorityClassName", "minMember", "arrival",
-       "interval", "duration", "runForHint", "topology", "locality", "idempotent", "tasks"}));
+  ARBITER_RETURN_IF_ERROR(
+      v.CheckKeys({"name", "replicas", "namespace", "queue", "priorityClassName", "minMember",
+                   "arrival", "interval", "duration", "runForHint", "topology", "locality",
+                   "idempotent", "preemptable", "tasks"}));
   JobSpec job;
   if (const Value t = v.Key("topology"); !t.absent()) {
     ARBITER_ASSIGN_OR_RETURN(job.topology, yaml::ParseTopology(t));
@@ -186,6 +187,7 @@ Status ParseJobs(const Value& v, std::mt19937_64& rng, std::set<std::string>& jo
     job.run_for_hint = factor;
   }
   ARBITER_ASSIGN_OR_RETURN(job.idempotent, v.Key("idempotent").Bool(false));
+  ARBITER_ASSIGN_OR_RETURN(job.preemptable, v.Key("preemptable").Bool(false));
   ARBITER_ASSIGN_OR_RETURN(job.namespace_name, v.Key("namespace").String("default"));
   ARBITER_ASSIGN_OR_RETURN(job.queue, v.Key("queue").String(std::string(kDefaultQueueName)));
   ARBITER_ASSIGN_OR_RETURN(job.priority_class_name, v.Key("priorityClassName").String());

@@ -48,6 +48,8 @@
 //                              # where its data lives (dataSet: one of the cluster file's)
 //       idempotent: true       # its pods may run twice: one far behind its peers gets a backup
 //                              # copy, as a BatchJob task marked idempotent does
+//       preemptable: true      # its PodGroup is labelled arbiter.dev/preemptable: "true": it
+//                              # may run on nodes reserved for a gang, and is evicted for it
 //                              # (controllers/backup_copies.h; default false)
 //       tasks:                 # the job's pods, by role
 //         - name: worker       # pods mpi-0-worker-0 ... (label arbiter.dev/task: worker)
@@ -142,6 +144,7 @@ struct JobSpec {
   std::optional<TopologyRequest> topology;  // the PodGroup's spec.topology
   std::optional<LocalityRequest> locality;  // the PodGroup's spec.locality
   bool idempotent = false;                  // stragglers get backup copies
+  bool preemptable = false;                 // arbiter.dev/preemptable: "true" on its PodGroup
   std::vector<TaskSpec> tasks;
   // Where it was defined, for errors found later: "w.yaml:12: jobs[1].queue", "t.csv:40".
   std::string queue_origin;

@@ -219,6 +219,22 @@ TEST(ParseWorkload, IdempotentJobsAreMarkedEveryReplica) {
   EXPECT_FALSE(w->jobs[2].idempotent);
 }
 
+TEST(ParseWorkload, PreemptableJobsAreMarked) {
+  StatusOr<Workload> w = ParseWorkload(
+      "jobs:\n  - {name: a, duration: 1m, preemptable: true, tasks: [{name: t}]}\n"
+      "  - {name: b, duration: 1m, tasks: [{name: t}]}\n",
+      "w.yaml", 1);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_EQ(w->jobs.size(), 2U);
+  EXPECT_TRUE(w->jobs[0].preemptable);
+  EXPECT_FALSE(w->jobs[1].preemptable);
+  StatusOr<Workload> bad = ParseWorkload(
+      "jobs:\n  - {name: a, duration: 1m, preemptable: sometimes, tasks: [{name: t}]}\n", "w.yaml",
+      1);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), ::testing::HasSubstr("jobs[0].preemptable"));
+}
+
 TEST(ParseWorkload, ATopologyGoesToThePodGroup) {
   StatusOr<Workload> w = ParseWorkload(
       "jobs:\n  - {name: a, duration: 1m, topology: {mode: Preferred, level: rack, "
