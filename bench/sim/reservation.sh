@@ -49,11 +49,11 @@ printf '%s\nreservation: {enabled: true, waitSeconds: %s}\n' "$base" "$wait" >"$
 for seed in $(seq 1 "$seeds"); do
   for mode in off on preemptable; do
     echo "simulating seed $seed, reservation $mode ..." >&2
-    config=on workload=workload
-    [[ $mode == off ]] && config=off
+    settings=on workload=workload
+    [[ $mode == off ]] && settings=off
     [[ $mode == preemptable ]] && workload="workload-preemptable"
     "$arbiterctl" simulate --cluster "$out/cluster.yaml" --workload "$out/$workload.yaml" \
-      --config "$out/$config.yaml" --seed "$seed" --report "$out/$mode-$seed.json" \
+      --config "$out/$settings.yaml" --seed "$seed" --report "$out/$mode-$seed.json" \
       >"$out/$mode-$seed.txt" 2>&1 || true
   done
 done
