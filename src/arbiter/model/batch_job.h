@@ -146,8 +146,9 @@ struct TaskCounts {
   std::int32_t failed = 0;
   // RestartTask bumps it; the task's pods of an earlier task attempt are stopped and made again.
   std::int32_t attempt = 0;
-  // Backup copies made in this task attempt (idempotent tasks; none of the counts above: a task
-  // index counts once, as succeeded when either of its two pods succeeded).
+  // Backup copies of this task attempt that exist now (idempotent tasks; a copy deleted after its
+  // pair settled is no longer counted; none of the counts above: a task index counts once, as
+  // succeeded when either of its two pods succeeded).
   std::int32_t backups = 0;
   friend bool operator==(const TaskCounts&, const TaskCounts&) = default;
 };
