@@ -70,6 +70,26 @@ void RunUntil(FakeCluster& cluster, int seconds_after_epoch) {
   }
 }
 
+// Runs sessions as RunUntil does, adding the pods they evict to `evicted`.
+void RunUntil(FakeCluster& cluster, int seconds_after_epoch, std::set<std::string>& evicted) {
+  while (cluster.now() < TestEpoch() + std::chrono::seconds(seconds_after_epoch)) {
+    for (const EvictDecision& e : cluster.RunSession().evictions) evicted.insert(e.pod_name);
+  }
+}
+
+// A pod of its own group in `queue`, running on `node` since the epoch for `run_for`.
+void AddRunningIn(FakeCluster& cluster, const std::string& name, const std::string& queue,
+                  const std::string& node, const std::string& cpu, const std::string& run_for) {
+  cluster.Add(MakePodGroup(name).MinMember(1).Queue(queue).Build());
+  cluster.Add(MakePod(name)
+                  .Group(name)
+                  .Request("cpu", cpu)
+                  .OnNode(node)
+                  .StartedAt(0)
+                  .Annotation("arbiter.dev/run-for", run_for)
+                  .Build());
+}
+
 // 3 nodes of 4 cpu, each full until 100 s, 50 s and 20 s after the epoch.
 void AddBusyNodes(FakeCluster& cluster) {
   for (const char* n : {"n0", "n1", "n2"}) cluster.Add(MakeNode(n).Cpu("4").Build());
@@ -386,9 +406,7 @@ TEST(Reservation, RoomOfJobsThatAcceptPreemptionIsFreeForTheStart) {
   cluster.Add(Running("b", "n1", "6", "1h"));
   AddGang(cluster, "g", 2, "4");
   std::set<std::string> evicted;
-  while (cluster.now() < TestEpoch() + std::chrono::seconds(9)) {
-    for (const EvictDecision& e : cluster.RunSession().evictions) evicted.insert(e.pod_name);
-  }
+  RunUntil(cluster, 9, evicted);
   EXPECT_THAT(evicted, ::testing::IsEmpty());  // not before the gang is elected
   while (!cluster.group("default/g").status.reservation.has_value() &&
          cluster.now() < TestEpoch() + std::chrono::seconds(12)) {
@@ -399,9 +417,7 @@ TEST(Reservation, RoomOfJobsThatAcceptPreemptionIsFreeForTheStart) {
   EXPECT_THAT(reservation->nodes, ElementsAre("n0"));
   ASSERT_TRUE(reservation->estimated_start.has_value());
   EXPECT_LE(*reservation->estimated_start, cluster.now());
-  while (cluster.now() < TestEpoch() + std::chrono::seconds(16)) {
-    for (const EvictDecision& e : cluster.RunSession().evictions) evicted.insert(e.pod_name);
-  }
+  RunUntil(cluster, 16, evicted);
   EXPECT_EQ(evicted, (std::set<std::string>{"p"}));
   EXPECT_EQ(Bound(cluster, "g"), 2);
   EXPECT_EQ(NodeOf(cluster, "b"), "n1");
@@ -443,31 +459,22 @@ TEST(Reservation, AGangThatAcceptsPreemptionIsEvictedWhole) {
 }
 
 // A reservation takes nothing from another queue that would leave it below its deserved share:
-// q2 deserves half the cluster and holds only its accepting pod on the reserved node, so the
-// gang of q1 waits for it to end rather than evict it.
+// q2 asks for no more than its accepting pod on the reserved node, and deserves all of that, so
+// the gang of q1 waits for it to end rather than evict it.
 TEST(Reservation, TheEvictionNeverPushesAnotherQueueBelowItsShare) {
   FakeCluster cluster(WaitingTen());
   cluster.Add(MakeQueue("q1"));
   cluster.Add(MakeQueue("q2"));
   cluster.Add(MakeNode("n0").Cpu("8").Build());
   cluster.Add(MakeNode("n1").Cpu("8").Build());
-  cluster.Add(MakePodGroup("b").MinMember(1).Queue("q1").Build());
-  cluster.Add(MakePod("b")
-                  .Group("b")
-                  .Request("cpu", "8")
-                  .OnNode("n1")
-                  .StartedAt(0)
-                  .Annotation("arbiter.dev/run-for", "1h")
-                  .Build());
+  AddRunningIn(cluster, "b", "q1", "n1", "8", "1h");
   cluster.Add(
       MakePodGroup("p").MinMember(1).Queue("q2").Label("arbiter.dev/preemptable", "true").Build());
   cluster.Add(
       MakePod("p").Group("p").Request("cpu", "2").OnNode("n0").StartedAt(0).GracePeriod(0).Build());
   AddGang(cluster, "g", 2, "4", "q1");
   std::set<std::string> evicted;
-  while (cluster.now() < TestEpoch() + std::chrono::seconds(30)) {
-    for (const EvictDecision& e : cluster.RunSession().evictions) evicted.insert(e.pod_name);
-  }
+  RunUntil(cluster, 30, evicted);
   ASSERT_TRUE(cluster.group("default/g").status.reservation.has_value());
   EXPECT_THAT(evicted, ::testing::IsEmpty());
   EXPECT_EQ(NodeOf(cluster, "p"), "n0");
@@ -480,22 +487,8 @@ TEST(Reservation, AQueueBelowItsShareIsNotKeptOffReservedNodes) {
   cluster.Add(MakeQueue("q2"));
   cluster.Add(MakeNode("n0").Cpu("8").Build());
   cluster.Add(MakeNode("n1").Cpu("8").Build());
-  cluster.Add(MakePodGroup("a").MinMember(1).Queue("q1").Build());
-  cluster.Add(MakePod("a")
-                  .Group("a")
-                  .Request("cpu", "6")
-                  .OnNode("n0")
-                  .StartedAt(0)
-                  .Annotation("arbiter.dev/run-for", "100s")
-                  .Build());
-  cluster.Add(MakePodGroup("b").MinMember(1).Queue("q1").Build());
-  cluster.Add(MakePod("b")
-                  .Group("b")
-                  .Request("cpu", "8")
-                  .OnNode("n1")
-                  .StartedAt(0)
-                  .Annotation("arbiter.dev/run-for", "1h")
-                  .Build());
+  AddRunningIn(cluster, "a", "q1", "n0", "6", "100s");
+  AddRunningIn(cluster, "b", "q1", "n1", "8", "1h");
   AddGang(cluster, "g", 2, "4", "q1");
   RunUntil(cluster, 12);
   ASSERT_TRUE(cluster.group("default/g").status.reservation.has_value());
