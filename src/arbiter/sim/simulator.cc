@@ -68,10 +68,13 @@ struct JobState {
   std::int64_t preemptions = 0;  // sessions in which it lost pods
   std::int64_t estimated_start_ms = -1;  // as JobOutcome's
   // Backup copies (idempotent jobs): pod_uids[0, originals) are the job's own pods, its copies
-  // follow. `ends`: when each pod running since the start, or copy since placed, ends (erased
-  // once it has); `partner`: an original and its copy, both ways.
+  // follow; a pod created again after an eviction keeps its place (Recreate), so positions
+  // stay the task indexes. `ends`: when each pod running since the start, or copy since placed,
+  // ends (erased once it has), and `runs_since`: when that run began (a job that stopped and
+  // starts again runs its pods anew); `partner`: an original and its copy, both ways.
   std::size_t originals = 0;
   std::unordered_map<std::string, std::int64_t> ends;
+  std::unordered_map<std::string, std::int64_t> runs_since;
   std::map<std::string, std::string> partner;
   std::map<std::string, std::int32_t> copy_index;  // copy -> its original's position
 };
@@ -330,6 +333,7 @@ class Simulation {
         continue;
       }
       job.ends[uid] = EndOf(job, pod->second, t);
+      job.runs_since[uid] = t;
     }
     job.finish_at = -1;
     Reschedule(index, t);
@@ -379,6 +383,7 @@ class Simulation {
     if (job.finish_at < 0) return;  // stopped: Start counts it when the job starts again
     const std::int64_t end = EndOf(job, pod, t);
     job.ends[uid] = end;
+    job.runs_since[uid] = t;
     if (end < job.finish_at) pod_finishes_.emplace(end, index, job.finish_at, uid);
     Reschedule(index, t);
   }
@@ -404,6 +409,9 @@ class Simulation {
         run.backup = copy != job.copy_index.end();
         run.node = pod->second.spec.node_name;
         run.started = pod->second.status.start_time;
+        if (auto since = job.runs_since.find(uid); since != job.runs_since.end()) {
+          run.started = At(since->second);
+        }
         run.succeeded = pod->second.status.phase == PodPhase::kSucceeded;
         if (run.succeeded) run.finished = pod->second.status.finished_at;
         runs.push_back(std::move(run));
@@ -761,6 +769,8 @@ class Simulation {
           job.partial_counted = true;
           ++report_.partial_gangs;
         }
+      } else if (job.finish_at >= 0 && !job.ends.empty()) {
+        Reschedule(index, t);  // it runs on: its end may have been a pod that left (a copy's)
       }
     }
   }
@@ -790,12 +800,29 @@ class Simulation {
     evicted_specs_.erase(spec);
     pod_job_.erase(uid);
     JobState& job = jobs_[index];
-    std::erase(job.pod_uids, uid);
     pod.meta.uid = pod.meta.Key() + "#" + std::to_string(++recreated_);
     pod.spec.node_name.clear();
     pod.meta.deletion_timestamp.reset();
     pod.status = PodStatus();
-    job.pod_uids.push_back(pod.meta.uid);
+    // In its place: positions are task indexes. A copy stays its original's copy, and a pair
+    // stays a pair (the controller makes an evicted copy again while its original is behind).
+    if (auto slot = std::find(job.pod_uids.begin(), job.pod_uids.end(), uid);
+        slot != job.pod_uids.end()) {
+      *slot = pod.meta.uid;
+    } else {
+      job.pod_uids.push_back(pod.meta.uid);
+    }
+    job.runs_since.erase(uid);
+    if (auto copy = job.copy_index.find(uid); copy != job.copy_index.end()) {
+      job.copy_index[pod.meta.uid] = copy->second;
+      job.copy_index.erase(copy);
+    }
+    if (auto p = job.partner.find(uid); p != job.partner.end()) {
+      const std::string other = p->second;
+      job.partner.erase(p);
+      job.partner[pod.meta.uid] = other;
+      job.partner[other] = pod.meta.uid;
+    }
     pod_job_.emplace(pod.meta.uid, index);
     cluster_->Add(pod);
   }

@@ -117,6 +117,32 @@ TEST(Simulate, AReservationBoundsABigGangsWaitUnderAStream) {
   EXPECT_EQ(on->jobs_finished, on->jobs);
 }
 
+// A copy evicted while its job runs on: created again as the same copy (not a second one, nor
+// a pod of its own), and the job no longer ends when the evicted copy would have. The copy of
+// wide's straggler (on n-2, 240 s) is placed at 91 s and would end at 151 s; urgent (higher
+// priority, 3 nodes) evicts it at 100 s (grace 30 s) and runs 130–160 s; the copy, placed again
+// at 160 s, ends at 220 s, before the straggler: the job ends then.
+TEST(Simulate, AnEvictedCopyComesBackAsTheSameCopy) {
+  const ClusterSpec c = Cluster(R"(nodes: [{name: n, replicas: 4, cpu: "4", memory: 16Gi}]
+priorityClasses: [{name: low, value: 10}, {name: high, value: 100}]
+)");
+  const Workload w = Jobs(R"(nodeSpeeds: [{nodes: [n-2], speed: 0.25}]
+jobs:
+  - {name: wide, duration: 60s, idempotent: true, priorityClassName: low,
+     tasks: [{name: t, replicas: 4, requests: {cpu: "4"}}]}
+  - {name: urgent, arrival: 100s, duration: 30s, priorityClassName: high,
+     tasks: [{name: t, replicas: 3, requests: {cpu: "4"}}]}
+)");
+  const SimulationReport r = SimulateOk(c, w);
+  EXPECT_EQ(r.evictions, 1);
+  EXPECT_EQ(r.stragglers.copies, 1);
+  EXPECT_EQ(r.stragglers.copies_won, 1);
+  EXPECT_EQ(Job(r, "default/urgent").start_ms, 130'000);
+  EXPECT_EQ(Job(r, "default/wide").finish_ms, 220'000);
+  EXPECT_EQ(r.invariant_violations, 0);
+  EXPECT_EQ(r.partial_gangs, 0);
+}
+
 // Jobs with no run time, each holding 1 CPU for 2 minutes (one every 20 s: 6 CPU busy of 8): a
 // reservation keeps new ones off its nodes, but must wait for those there to end, up to 2
 // minutes after the gang is elected. Marked preemptable, they are evicted for the gang once it is
