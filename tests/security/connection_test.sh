@@ -151,8 +151,10 @@ server_cert expired IP:127.0.0.1 "$(stamp $((now - 172800)))" "$(stamp $((now - 
 cp "$pki/ca.crt" "$dir/test-ca.crt"
 
 fault_proxy_build || fail "building tests/faultproxy failed"
-# proxy_with CERT: a fault proxy (no faults) before the API server, serving $pki/CERT.crt; prints
-# its address.
+# proxy_with CERT: a fault proxy (no faults) before the API server, serving $pki/CERT.crt; sets
+# PROXY_ADDR to its address. Run in this shell, not in a command substitution: the cleanup kills
+# what E2E_EXTRA_PIDS names, and a subshell's additions to it are lost (the proxy then outlives
+# the test).
 proxy_with() {
   local ready=$E2E_TMP/proxy-$1.json
   "$FAULT_PROXY_BIN" -upstream "$server" -upstream-ca "$cluster/ca.crt" \
@@ -160,18 +162,20 @@ proxy_with() {
     </dev/null >"$E2E_TMP/proxy-$1.log" 2>&1 &
   E2E_EXTRA_PIDS+=("$!")
   wait_until "the proxy serving $1.crt listens" 20 test -s "$ready" >&2
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["listen"])' "$ready"
+  PROXY_ADDR=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["listen"])' "$ready")
 }
-through() {  # through CERT FILE: a kubeconfig for the proxy serving CERT, trusting the test CA
-  kubeconfig "$2" "https://$(proxy_with "$1")" 'certificate-authority: test-ca.crt' 'tokenFile: token'
+# through CERT FILE: sets VIA to a kubeconfig for a proxy serving CERT, trusting the test CA.
+through() {
+  proxy_with "$1"
+  VIA=$(kubeconfig "$2" "https://$PROXY_ADDR" 'certificate-authority: test-ca.crt' 'tokenFile: token')
 }
-expect "the same server with a good certificate is accepted (the control)" \
-  connects "$(through good via-good.yaml)"
+through good via-good.yaml
+expect "the same server with a good certificate is accepted (the control)" connects "$VIA"
+through other-name via-other-name.yaml
 expect "a certificate for another name is refused, saying so" \
-  refused "SSL: no alternative certificate subject name matches|does not match" \
-  "$(through other-name via-other-name.yaml)"
-expect "an expired certificate is refused, saying so" \
-  refused "certificate has expired" "$(through expired via-expired.yaml)"
+  refused "SSL: no alternative certificate subject name matches|does not match" "$VIA"
+through expired via-expired.yaml
+expect "an expired certificate is refused, saying so" refused "certificate has expired" "$VIA"
 wrong_ca=$(kubeconfig wrong-ca.yaml "$server" 'certificate-authority: test-ca.crt' 'tokenFile: token')
 expect "the API server under a CA it was not signed by is refused" \
   refused "SSL certificate problem" "$wrong_ca"
