@@ -38,16 +38,6 @@ void PreemptAction::Execute(Session& session) {
   const VictimFilter on_reserved_nodes = [&](const Session& s, JobIndex, TaskIndex v) {
     return on_reserved[s.task(v).job.pos()] != 0;
   };
-  // A reservation never pushes another queue below its guarantee or its deserved share.
-  const QueueGuard keeps_others_share = [](const Session& s, QueueIndex q,
-                                           const ResourceVector& taken) {
-    ResourceVector left = s.queue_allocated(q);
-    if (!taken.FitsIn(left)) return false;
-    left.Subtract(taken);
-    if (!QueueGuarantee(s, q).FitsIn(left)) return false;
-    const std::optional<ResourceVector> deserved = s.QueueDeserved(q);
-    return !deserved.has_value() || AtOrAboveShare(left, *deserved);
-  };
   for (JobIndex j : PreemptorCandidates(session)) {
     if (PreemptionNever(session, j)) continue;
     if (std::optional<JobVerdict> wait = WaitOrTimeout(session, j, options_)) {
@@ -65,18 +55,36 @@ void PreemptAction::Execute(Session& session) {
         const TaskState state = session.task_state(t);
         const JobIndex owner = session.task(t).job;
         if (HoldsNode(state) && state != TaskState::kReleasing && owner != j &&
-            OnNodes(session, t, *r) && accepting(owner)) {
+            session.job(owner).queue_index != kNoQueue && OnNodes(session, t, *r) &&
+            accepting(owner)) {
           on_reserved[owner.pos()] = 1;
           any = true;
         }
       }
       if (any) {
         const QueueIndex own = session.job(j).queue_index;
+        // A reservation never pushes another queue below its guarantee or deserved share.
         const QueueGuard guard = [&](const Session& s, QueueIndex q, const ResourceVector& taken) {
-          return q == own || keeps_others_share(s, q, taken);
+          return q == own || KeepsShareWithout(s, q, taken);
         };
-        PreemptionPlan plan =
-            PreemptFor(session, j, EvictionKind::kReservation, on_reserved_nodes, options_, guard);
+        // Victims on its reserved nodes only (elsewhere, only the rest of a job that would fall
+        // below its minimum): the gang is planned on its reserved nodes and on the others where
+        // no pod of those jobs runs, whose idle room it may still take.
+        std::vector<char> off_limits(static_cast<std::size_t>(session.node_count()));
+        for (TaskIndex t :
+             TaskIndex::Range(static_cast<std::int32_t>(session.snapshot().tasks.size()))) {
+          const NodeIndex n = session.task_node(t);
+          if (n != kNoNode && HoldsNode(session.task_state(t)) &&
+              on_reserved[session.task(t).job.pos()] != 0 && !OnNodes(session, t, *r)) {
+            off_limits[n.pos()] = 1;
+          }
+        }
+        std::vector<NodeIndex> within;
+        for (NodeIndex n : NodeIndex::Range(session.node_count())) {
+          if (off_limits[n.pos()] == 0) within.push_back(n);
+        }
+        PreemptionPlan plan = PreemptFor(session, j, EvictionKind::kReservation, on_reserved_nodes,
+                                         options_, guard, &within);
         if (plan.committed) {
           session.RecordJobUnschedulable(
               j, JobReason::kWaitingForPreemption,

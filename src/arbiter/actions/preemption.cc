@@ -435,25 +435,6 @@ bool PreemptionNever(const Session& session, JobIndex job) {
   });
 }
 
-ResourceVector QueueGuarantee(const Session& session, QueueIndex queue) {
-  const ResourceSpace& space = session.snapshot().resources;
-  ResourceVector out(space.size());
-  for (const ResourceEntry& e :
-       session.snapshot().queues[queue.pos()].queue->spec.guarantee.entries()) {
-    if (auto id = space.Find(e.name)) out.Set(*id, e.amount);
-  }
-  return out;
-}
-
-bool AtOrAboveShare(const ResourceVector& allocated, const ResourceVector& deserved) {
-  const std::size_t n = std::max(allocated.size(), deserved.size());
-  for (std::size_t r = 0; r < n; ++r) {
-    const auto id = static_cast<ResourceId>(r);
-    if (deserved.Get(id) > 0 && allocated.Get(id) >= deserved.Get(id)) return true;
-  }
-  return false;
-}
-
 std::vector<JobIndex> PreemptorCandidates(const Session& session) {
   std::vector<JobIndex> out;
   for (JobIndex j : JobIndex::Range(session.job_count())) {
@@ -669,7 +650,10 @@ PreemptionPlan PlanWithin(Session& session, JobIndex preemptor, EvictionKind kin
 
 PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kind,
                           const VictimFilter& allowed, const PreemptionOptions& options,
-                          const QueueGuard& guard) {
+                          const QueueGuard& guard, const std::vector<NodeIndex>* within) {
+  if (within != nullptr) {
+    return PlanWithin(session, preemptor, kind, allowed, options, guard, within);
+  }
   std::optional<TopologyPlan> topology = session.TopologyPlanOf(preemptor);
   if (!topology.has_value()) {
     return PlanWithin(session, preemptor, kind, allowed, options, guard, nullptr);

@@ -86,13 +86,6 @@ using VictimFilter = std::function<bool(const Session&, JobIndex preemptor, Task
 using QueueGuard =
     std::function<bool(const Session&, QueueIndex queue, const ResourceVector& taken)>;
 
-// The queue's spec.guarantee as a vector over the snapshot's resources (absent: 0).
-ResourceVector QueueGuarantee(const Session& session, QueueIndex queue);
-
-// Whether `allocated` is at least `deserved` by the proportion plugin's measure: in some
-// resource that the queue deserves, it holds all of it.
-bool AtOrAboveShare(const ResourceVector& allocated, const ResourceVector& deserved);
-
 // When the pod started running (status.startTime), else when it was created: the running time a
 // victim loses, and which of two victims is the younger.
 Clock::WallTime StartOf(const TaskInfo& task);
@@ -124,9 +117,12 @@ struct PreemptionPlan {
 };
 
 // Plans and, if the whole minimum fits, commits the preemption for `preemptor`. `kind` names the
-// action in the evicted pods' DisruptionTarget message ("preempt" or "reclaim").
+// action in the evicted pods' DisruptionTarget message ("preempt" or "reclaim"). With `within`,
+// the preemptor's pods go on those nodes only (and victims are chosen there, but for the rest of
+// a job evicted whole), instead of anywhere or inside its topology's domains.
 PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kind,
                           const VictimFilter& allowed, const PreemptionOptions& options,
-                          const QueueGuard& guard = nullptr);
+                          const QueueGuard& guard = nullptr,
+                          const std::vector<NodeIndex>* within = nullptr);
 
 }  // namespace arbiter

@@ -18,23 +18,41 @@ constexpr Time kSomeDay = Time::max();
 // When room frees on a node: the pods holding it that will leave, by when (kSomeDay: no known
 // run time). Other schedulers' pods never leave, as far as this plan knows. Pods being evicted
 // free their room now, except what pods nominated to the node (preemptors waiting for that room)
-// will take: those hold it, with the room held for them, until their own job ends. Pods of jobs
-// that accept preemption free theirs now too: the gang may have them evicted once it fits.
+// will take: those hold it, with the room held for them, until their own job ends. Running pods
+// of jobs that accept preemption free theirs now too, when the gang may have them evicted once
+// it fits: jobs of its own queue, or of another that keeps its share without them.
 struct Timeline {
   std::vector<std::pair<Time, ResourceVector>> releases;  // sorted by time
 };
 
-// Timelines of the given nodes (empty for nodes not asked for).
-std::vector<Timeline> Timelines(const Session& session, const std::vector<bool>& wanted) {
+// Whether the preempt action may evict job `v` for the gang `gang` (the eviction rules aside).
+bool EvictableFor(const Session& session, JobIndex gang, JobIndex v) {
+  if (!AcceptsPreemption(session, v)) return false;
+  const QueueIndex q = session.job(v).queue_index;
+  if (q == kNoQueue) return false;
+  if (q == session.job(gang).queue_index) return true;
+  ResourceVector held(session.snapshot().resources.size());
+  for (TaskIndex t : session.job(v).tasks) {
+    if (HoldsNode(session.task_state(t))) held.Add(session.task(t).request);
+  }
+  return KeepsShareWithout(session, q, held);
+}
+
+// Timelines of the given nodes (empty for nodes not asked for), as the gang `gang` sees them.
+std::vector<Timeline> Timelines(const Session& session, JobIndex gang,
+                                const std::vector<bool>& wanted) {
   std::vector<Timeline> out(static_cast<std::size_t>(session.node_count()));
   std::map<JobIndex, std::optional<Time>> ends;
   const auto end_of = [&](JobIndex j) {
     auto it = ends.find(j);
-    if (it == ends.end()) {
-      it = ends.emplace(j, AcceptsPreemption(session, j) ? session.now() : EstimatedEnd(session, j))
-               .first;
-    }
+    if (it == ends.end()) it = ends.emplace(j, EstimatedEnd(session, j)).first;
     return it->second.value_or(kSomeDay);
+  };
+  std::map<JobIndex, bool> evictable;
+  const auto running_end_of = [&](JobIndex j) {
+    auto it = evictable.find(j);
+    if (it == evictable.end()) it = evictable.emplace(j, EvictableFor(session, gang, j)).first;
+    return it->second ? session.now() : end_of(j);
   };
   std::vector<ResourceVector> claimed(static_cast<std::size_t>(session.node_count()));
   for (TaskIndex t : TaskIndex::Range(static_cast<std::int32_t>(session.snapshot().tasks.size()))) {
@@ -55,7 +73,7 @@ std::vector<Timeline> Timelines(const Session& session, const std::vector<bool>&
     if (n == kNoNode || !HoldsNode(state) || !wanted[n.pos()] || state == TaskState::kReleasing) {
       continue;
     }
-    out[n.pos()].releases.emplace_back(end_of(task.job), task.request);
+    out[n.pos()].releases.emplace_back(running_end_of(task.job), task.request);
   }
   for (NodeIndex n : NodeIndex::Range(session.node_count())) {
     if (!wanted[n.pos()]) continue;
@@ -122,7 +140,7 @@ std::optional<Choice> ChooseNodes(const Session& session, JobIndex j,
   std::vector<TaskIndex> tasks = GangTryOrder(session, j);
   if (static_cast<std::int32_t>(tasks.size()) < needed) return std::nullopt;
   tasks.resize(static_cast<std::size_t>(needed));
-  const std::vector<Timeline> timelines = Timelines(session, allowed);
+  const std::vector<Timeline> timelines = Timelines(session, j, allowed);
   std::map<NodeIndex, ResourceVector> taken;
   Time start = session.now();
   for (TaskIndex t : tasks) {
@@ -279,6 +297,35 @@ bool AcceptsPreemption(const Session& session, JobIndex j) {
     if (!says.has_value() && pod_says != "true") return false;
   }
   return says.value_or("true") == "true";
+}
+
+ResourceVector QueueGuarantee(const Session& session, QueueIndex queue) {
+  const ResourceSpace& space = session.snapshot().resources;
+  ResourceVector out(space.size());
+  for (const ResourceEntry& e :
+       session.snapshot().queues[queue.pos()].queue->spec.guarantee.entries()) {
+    if (auto id = space.Find(e.name)) out.Set(*id, e.amount);
+  }
+  return out;
+}
+
+bool AtOrAboveShare(const ResourceVector& allocated, const ResourceVector& deserved) {
+  const std::size_t n = std::max(allocated.size(), deserved.size());
+  for (std::size_t r = 0; r < n; ++r) {
+    const auto id = static_cast<ResourceId>(r);
+    if (deserved.Get(id) > 0 && allocated.Get(id) >= deserved.Get(id)) return true;
+  }
+  return false;
+}
+
+bool KeepsShareWithout(const Session& session, QueueIndex queue, const ResourceVector& taken) {
+  if (queue == kNoQueue) return false;
+  ResourceVector left = session.queue_allocated(queue);
+  if (!taken.FitsIn(left)) return false;
+  left.Subtract(taken);
+  if (!QueueGuarantee(session, queue).FitsIn(left)) return false;
+  const std::optional<ResourceVector> deserved = session.QueueDeserved(queue);
+  return !deserved.has_value() || AtOrAboveShare(left, *deserved);
 }
 
 std::optional<Clock::WallTime> EstimatedEnd(const Session& session, JobIndex j) {

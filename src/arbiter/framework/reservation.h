@@ -87,6 +87,17 @@ class ReservationBook {
 inline constexpr std::string_view kPreemptableLabel = "arbiter.dev/preemptable";
 bool AcceptsPreemption(const Session& session, JobIndex j);
 
+// The queue's spec.guarantee as a vector over the snapshot's resources (absent: 0).
+ResourceVector QueueGuarantee(const Session& session, QueueIndex queue);
+
+// Whether `allocated` is at least `deserved` by the proportion plugin's measure: in some
+// resource that the queue deserves, it holds all of it.
+bool AtOrAboveShare(const ResourceVector& allocated, const ResourceVector& deserved);
+
+// Whether the queue may lose `taken` to a reservation of a gang of another queue: it stays at or
+// above its guarantee and its deserved share (a reservation never pushes a queue below them).
+bool KeepsShareWithout(const Session& session, QueueIndex queue, const ResourceVector& taken);
+
 // When the job ends by its run time (sim/run_time.h), started or not (a job not started yet
 // starts now); a job past its estimate ends now; none: unknown.
 std::optional<Clock::WallTime> EstimatedEnd(const Session& session, JobIndex j);

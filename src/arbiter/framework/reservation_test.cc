@@ -458,6 +458,79 @@ TEST(Reservation, AGangThatAcceptsPreemptionIsEvictedWhole) {
   EXPECT_EQ(Bound(cluster, "g"), 2);
 }
 
+// The gang takes its room on its reserved nodes only. n0 holds the gang now if v-0 leaves, so it
+// is the reservation (one node, packed); a plan free to go anywhere would rather evict v-1 on n1,
+// the younger pod of the same accepting job, which the gang does not need.
+TEST(Reservation, TheGangEvictsOnItsReservedNodesOnly) {
+  FakeCluster cluster(WaitingTen());
+  cluster.Add(MakeNode("n0").Cpu("16").Build());
+  cluster.Add(MakeNode("n1").Cpu("8").Build());
+  cluster.Add(Running("a", "n0", "8", "1h"));
+  cluster.Add(Running("b", "n1", "4", "1h"));
+  cluster.Add(MakePodGroup("v").MinMember(1).Label("arbiter.dev/preemptable", "true").Build());
+  cluster.Add(MakePod("v-0")
+                  .Group("v")
+                  .Request("cpu", "2")
+                  .OnNode("n0")
+                  .StartedAt(0)
+                  .GracePeriod(0)
+                  .Build());
+  cluster.Add(MakePod("v-1")
+                  .Group("v")
+                  .Request("cpu", "4")
+                  .OnNode("n1")
+                  .StartedAt(5)
+                  .GracePeriod(0)
+                  .Build());
+  AddGang(cluster, "g", 2, "4");
+  std::set<std::string> evicted;
+  RunUntil(cluster, 9, evicted);
+  ASSERT_THAT(evicted, ::testing::IsEmpty());
+  RunUntil(cluster, 10, evicted);
+  const auto& reservation = cluster.group("default/g").status.reservation;
+  ASSERT_TRUE(reservation.has_value());
+  ASSERT_THAT(reservation->nodes, ElementsAre("n0"));
+  RunUntil(cluster, 14, evicted);
+  EXPECT_EQ(evicted, (std::set<std::string>{"v-0"}));
+  EXPECT_EQ(NodeOf(cluster, "g-0"), "n0");
+  EXPECT_EQ(NodeOf(cluster, "g-1"), "n0");
+  EXPECT_EQ(NodeOf(cluster, "v-1"), "n1");
+}
+
+// A job that accepts preemption but whose queue does not exist (deleted with the admission
+// webhook off) is never a victim, and its room is not counted as free: nothing is evicted, and
+// the scheduler goes on.
+TEST(Reservation, AnAcceptingJobOfAMissingQueueIsNoVictim) {
+  FakeCluster cluster(WaitingTen());
+  cluster.Add(MakeNode("n0").Cpu("8").Build());
+  cluster.Add(Running("a", "n0", "4", "100s"));
+  cluster.Add(MakePodGroup("orphan")
+                  .MinMember(1)
+                  .Queue("gone")
+                  .Label("arbiter.dev/preemptable", "true")
+                  .Build());
+  cluster.Add(MakePod("orphan")
+                  .Group("orphan")
+                  .Request("cpu", "2")
+                  .OnNode("n0")
+                  .StartedAt(0)
+                  .GracePeriod(0)
+                  .Build());
+  AddGang(cluster, "g", 2, "4");
+  RunUntil(cluster, 12);
+  const auto& reservation = cluster.group("default/g").status.reservation;
+  ASSERT_TRUE(reservation.has_value());
+  ASSERT_THAT(reservation->nodes, ElementsAre("n0"));
+  EXPECT_FALSE(reservation->estimated_start.has_value()) << "the orphan's room never frees";
+  RunUntil(cluster, 100);
+  cluster.Finish("default/a");
+  std::set<std::string> evicted;
+  RunUntil(cluster, 110, evicted);
+  EXPECT_THAT(evicted, ::testing::IsEmpty());
+  EXPECT_EQ(NodeOf(cluster, "orphan"), "n0");
+  EXPECT_EQ(Bound(cluster, "g"), 0);
+}
+
 // A reservation takes nothing from another queue that would leave it below its deserved share:
 // q2 asks for no more than its accepting pod on the reserved node, and deserves all of that, so
 // the gang of q1 waits for it to end rather than evict it.
