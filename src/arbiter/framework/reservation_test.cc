@@ -77,6 +77,16 @@ void RunUntil(FakeCluster& cluster, int seconds_after_epoch, std::set<std::strin
   }
 }
 
+// Queues q1 and q2 (equal weights), nodes n0 and n1 of 8 cpu.
+FakeCluster TwoQueuesTwoNodes() {
+  FakeCluster cluster(WaitingTen());
+  cluster.Add(MakeQueue("q1"));
+  cluster.Add(MakeQueue("q2"));
+  cluster.Add(MakeNode("n0").Cpu("8").Build());
+  cluster.Add(MakeNode("n1").Cpu("8").Build());
+  return cluster;
+}
+
 // A pod of its own group in `queue`, running on `node` since the epoch for `run_for`.
 void AddRunningIn(FakeCluster& cluster, const std::string& name, const std::string& queue,
                   const std::string& node, const std::string& cpu, const std::string& run_for) {
@@ -535,11 +545,7 @@ TEST(Reservation, AnAcceptingJobOfAMissingQueueIsNoVictim) {
 // q2 asks for no more than its accepting pod on the reserved node, and deserves all of that, so
 // the gang of q1 waits for it to end rather than evict it.
 TEST(Reservation, TheEvictionNeverPushesAnotherQueueBelowItsShare) {
-  FakeCluster cluster(WaitingTen());
-  cluster.Add(MakeQueue("q1"));
-  cluster.Add(MakeQueue("q2"));
-  cluster.Add(MakeNode("n0").Cpu("8").Build());
-  cluster.Add(MakeNode("n1").Cpu("8").Build());
+  FakeCluster cluster = TwoQueuesTwoNodes();
   AddRunningIn(cluster, "b", "q1", "n1", "8", "1h");
   cluster.Add(
       MakePodGroup("p").MinMember(1).Queue("q2").Label("arbiter.dev/preemptable", "true").Build());
@@ -555,11 +561,7 @@ TEST(Reservation, TheEvictionNeverPushesAnotherQueueBelowItsShare) {
 }
 
 TEST(Reservation, AQueueBelowItsShareIsNotKeptOffReservedNodes) {
-  FakeCluster cluster(WaitingTen());
-  cluster.Add(MakeQueue("q1"));
-  cluster.Add(MakeQueue("q2"));
-  cluster.Add(MakeNode("n0").Cpu("8").Build());
-  cluster.Add(MakeNode("n1").Cpu("8").Build());
+  FakeCluster cluster = TwoQueuesTwoNodes();
   AddRunningIn(cluster, "a", "q1", "n0", "6", "100s");
   AddRunningIn(cluster, "b", "q1", "n1", "8", "1h");
   AddGang(cluster, "g", 2, "4", "q1");
