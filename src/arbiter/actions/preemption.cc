@@ -11,6 +11,7 @@
 
 #include "arbiter/actions/allocate.h"
 #include "arbiter/framework/placement.h"
+#include "arbiter/framework/reservation.h"
 #include "arbiter/framework/statement.h"
 
 namespace arbiter {
@@ -409,11 +410,7 @@ std::optional<JobVerdict> WaitOrTimeout(const Session& session, JobIndex job,
 bool NeverVictim(const Session& session, TaskIndex task, const PreemptionOptions& options) {
   const TaskInfo& info = session.task(task);
   const Pod& pod = *info.pod;
-  if (pod.meta.namespace_name == "kube-system") return true;
-  if (pod.spec.priority_class_name == "system-node-critical" ||
-      pod.spec.priority_class_name == "system-cluster-critical") {
-    return true;
-  }
+  if (SystemPod(pod)) return true;
   if (auto it = pod.meta.labels.find(std::string(kPreemptableLabel));
       it != pod.meta.labels.end() && it->second == "false") {
     return true;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "arbiter/actions/quota_reclaim.h"
+#include "arbiter/framework/reservation.h"
 #include "arbiter/framework/session.h"
 
 namespace arbiter {
@@ -14,21 +15,18 @@ void ReclaimAction::Execute(Session& session) {
   ReclaimBeyondQuota(session, options_);
   const std::size_t queues = session.snapshot().queues.size();
   std::vector<std::optional<ResourceVector>> deserved(queues);
-  std::vector<ResourceVector> guarantee(queues);
   for (QueueIndex q : QueueIndex::Range(static_cast<std::int32_t>(queues))) {
     deserved[q.pos()] = session.QueueDeserved(q);
-    guarantee[q.pos()] = QueueGuarantee(session, q);
   }
   const VictimFilter other_reclaimable = [&](const Session& s, JobIndex preemptor, TaskIndex v) {
     const QueueIndex vq = s.job(s.task(v).job).queue_index;
     if (vq == kNoQueue || vq == s.job(preemptor).queue_index) return false;
     return s.snapshot().queues[vq.pos()].queue->spec.reclaimable && deserved[vq.pos()].has_value();
   };
-  const QueueGuard keeps_share = [&](const Session& s, QueueIndex q, const ResourceVector& taken) {
-    ResourceVector left = s.queue_allocated(q);
-    if (!taken.FitsIn(left)) return false;
-    left.Subtract(taken);
-    return guarantee[q.pos()].FitsIn(left) && AtOrAboveShare(left, *deserved[q.pos()]);
+  // A victim's queue stays at or above its guarantee and deserved share (victims come only
+  // from queues with a share: other_reclaimable).
+  const QueueGuard keeps_share = [](const Session& s, QueueIndex q, const ResourceVector& taken) {
+    return KeepsShareWithout(s, q, taken);
   };
   for (JobIndex j : PreemptorCandidates(session)) {
     if (PreemptionNever(session, j)) continue;

@@ -286,17 +286,18 @@ bool AcceptsPreemption(const Session& session, JobIndex j) {
   if (!says.has_value() && job.tasks.empty()) return false;
   for (TaskIndex t : job.tasks) {
     const Pod& pod = *session.task(t).pod;
-    // As actions/preemption.h's never-victims: such pods are never evicted, whatever they say.
-    if (pod.meta.namespace_name == "kube-system" ||
-        pod.spec.priority_class_name == "system-node-critical" ||
-        pod.spec.priority_class_name == "system-cluster-critical") {
-      return false;
-    }
+    if (SystemPod(pod)) return false;
     const std::optional<std::string_view> pod_says = label(pod.meta);
     if (pod_says == "false") return false;
     if (!says.has_value() && pod_says != "true") return false;
   }
   return says.value_or("true") == "true";
+}
+
+bool SystemPod(const Pod& pod) {
+  return pod.meta.namespace_name == "kube-system" ||
+         pod.spec.priority_class_name == "system-node-critical" ||
+         pod.spec.priority_class_name == "system-cluster-critical";
 }
 
 ResourceVector QueueGuarantee(const Session& session, QueueIndex queue) {

@@ -87,6 +87,10 @@ class ReservationBook {
 inline constexpr std::string_view kPreemptableLabel = "arbiter.dev/preemptable";
 bool AcceptsPreemption(const Session& session, JobIndex j);
 
+// Pods that keep the cluster running (kube-system, the system-*-critical classes): never
+// evicted, whatever their labels say (actions/preemption.h's NeverVictim, AcceptsPreemption).
+bool SystemPod(const Pod& pod);
+
 // The queue's spec.guarantee as a vector over the snapshot's resources (absent: 0).
 ResourceVector QueueGuarantee(const Session& session, QueueIndex queue);
 

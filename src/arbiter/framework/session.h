@@ -142,7 +142,6 @@ class Session {
   Placement& placement() { return *placement_; }
   // What earlier sessions of the same scheduler evicted (empty unless the Scheduler lends it).
   const EvictionHistory& history() const;
-  void set_history(const EvictionHistory* history) { history_ = history; }
   // The start estimates of the latest forecast (runtime/forecaster.h), by job key, that the
   // explanations carry; null: none.
   const StartEstimates* estimates() const { return estimates_; }
