@@ -348,28 +348,28 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
   // -inf: the first node that fits wins, then only a strictly higher score (ties to the first).
   double best_score = -std::numeric_limits<double>::infinity();
   if (ClassVerdicts* verdicts = VerdictsFor(task)) {
-    // A class's first look fills every entry: the pool does that, when there is one, and the
-    // loop below finds them current. Later looks refresh a few nodes: not worth waking threads.
-    if (pool_ != nullptr && nodes >= kParallelNodes && !verdicts->filled) {
-      RefreshAll(task, *verdicts);
-    }
-    verdicts->filled = true;
-    // The hot loop: most entries are current, so this is a compare and a load per node. The
-    // arrays never move while it runs (Refresh writes into them), so their addresses stay in
-    // registers rather than being read again after every call.
-    const std::uint64_t* const versions = session_.node_versions().data();
-    const std::uint64_t* const version = verdicts->version.data();
-    const std::int32_t* const result = verdicts->result.data();
-    const double* const scores = verdicts->score.data();
-    for (std::int32_t i = 0; i < nodes; ++i) {
-      if (version[i] != versions[i] + 1) Refresh(task, NodeIndex(i), *verdicts);
-      if (result[i] != kFit) continue;
-      if (scores[i] > best_score) {
-        best = NodeIndex(i);
-        best_score = scores[i];
+    const std::vector<NodeIndex>& changes = session_.node_changes();
+    if (!verdicts->filled) {
+      // A class's first look fills every entry (the pool does, when there is one) and builds
+      // the tournament; later looks replay the nodes changed since.
+      if (pool_ != nullptr && nodes >= kParallelNodes) {
+        RefreshAll(task, *verdicts);
+      } else {
+        const std::uint64_t* const versions = session_.node_versions().data();
+        for (std::int32_t i = 0; i < nodes; ++i) {
+          if (verdicts->version[static_cast<std::size_t>(i)] != versions[i] + 1) {
+            Refresh(task, NodeIndex(i), *verdicts);
+          }
+        }
       }
+      BuildBest(*verdicts);
+      verdicts->seen = changes.size();
+      verdicts->filled = true;
     }
-    if (best != kNoNode) return best;
+    for (; verdicts->seen < changes.size(); ++verdicts->seen) {
+      UpdateBest(task, changes[verdicts->seen], *verdicts);
+    }
+    if (const std::int32_t winner = verdicts->best[1]; winner >= 0) return NodeIndex(winner);
     if (failure != nullptr) {
       for (NodeIndex n : NodeIndex::Range(nodes)) {
         NoteFailure(interned_[static_cast<std::size_t>(verdicts->result[n.pos()])], n, failure);
@@ -413,6 +413,55 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
   if (best != kNoNode) return best;
   if (failure != nullptr) failure->errors.AddNodes(nodes);
   return std::nullopt;
+}
+
+namespace {
+
+constexpr std::int32_t kNone = -1;
+
+// The better of two tournament entries (node indexes, kNone for no node) by their scores.
+// Whether the scan in node order could pick the node: it fits, and its score beats the scan's
+// starting -inf (so no NaN either).
+inline bool Eligible(bool fits, double score) {
+  return fits && score > -std::numeric_limits<double>::infinity();
+}
+
+inline std::int32_t Better(std::int32_t a, std::int32_t b, const double* score) {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  const double sa = score[a];
+  const double sb = score[b];
+  if (sa != sb) return sa > sb ? a : b;
+  return a < b ? a : b;
+}
+
+}  // namespace
+
+void Placement::BuildBest(ClassVerdicts& verdicts) {
+  const std::size_t nodes = verdicts.result.size();
+  verdicts.best.assign(std::max<std::size_t>(2 * nodes, 2), kNone);
+  for (std::size_t i = 0; i < nodes; ++i) {
+    verdicts.best[nodes + i] = Eligible(verdicts.result[i] == kFit, verdicts.score[i])
+                                   ? static_cast<std::int32_t>(i)
+                                   : kNone;
+  }
+  const double* const score = verdicts.score.data();
+  for (std::size_t i = nodes; i-- > 1;) {
+    verdicts.best[i] = Better(verdicts.best[2 * i], verdicts.best[2 * i + 1], score);
+  }
+}
+
+void Placement::UpdateBest(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts) {
+  const std::size_t ni = node.pos();
+  if (verdicts.version[ni] != session_.node_version(node) + 1) Refresh(task, node, verdicts);
+  const std::size_t nodes = verdicts.result.size();
+  std::size_t i = nodes + ni;
+  verdicts.best[i] =
+      Eligible(verdicts.result[ni] == kFit, verdicts.score[ni]) ? node.value() : kNone;
+  const double* const score = verdicts.score.data();
+  for (i /= 2; i >= 1; i /= 2) {
+    verdicts.best[i] = Better(verdicts.best[2 * i], verdicts.best[2 * i + 1], score);
+  }
 }
 
 void Placement::OnPlaced(TaskIndex task) {

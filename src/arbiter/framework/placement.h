@@ -19,7 +19,9 @@
 //
 // The fit cache is compact arrays (20 bytes per node) so that a scan of thousands of nodes stays
 // in the CPU cache, with filter results interned session-wide; a class's arrays are freed once
-// its last pending task is placed.
+// its last pending task is placed. Each class also keeps its best node incrementally (a
+// tournament refreshed from the nodes changed since it last looked: Session::node_changes()),
+// so that identical pods do not visit every node; it picks exactly what the scan would.
 //
 // Thread safety: used from its session's thread; with a WorkerPool it fans the filtering of one
 // task's nodes out itself (plugins' const hooks run on several threads then).
@@ -109,13 +111,24 @@ class Placement {
     std::vector<std::uint64_t> version;  // node version + 1 when computed; 0: never
     std::vector<double> score;           // valid when fit
     std::vector<std::int32_t> result;    // kFit, or an interned result
-    std::int32_t pending = 0;            // tasks of the class still pending
-    bool filled = false;                 // every entry computed once
+    // The best node kept incrementally once every entry is current (filled): a tournament over
+    // the nodes, best[1] the winner, best[nodes + i] node i if it fits (else kNone), each inner
+    // entry the better of its two below; better: the higher score, ties to the lower index,
+    // which is the node the scan in node order would pick. Kept current from
+    // Session::node_changes() from position `seen` on, so a placement costs the nodes that
+    // changed times log(nodes) rather than a visit of every node.
+    std::vector<std::int32_t> best;
+    std::size_t seen = 0;
+    std::int32_t pending = 0;  // tasks of the class still pending
+    bool filled = false;       // every entry computed once, and `best` built
   };
 
   std::optional<NodeIndex> PickNodeWithin(TaskIndex task, PlacementFailure* failure,
                                           const std::vector<NodeIndex>& within);
   void AssignClasses();
+  // Builds verdicts.best from current entries; refreshes node n's entry if stale and its path.
+  static void BuildBest(ClassVerdicts& verdicts);
+  void UpdateBest(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts);
   ClassVerdicts* VerdictsFor(TaskIndex task);
   void Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts);
   void Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts, std::int64_t& filtered);

@@ -3,7 +3,9 @@
 // the time of each action and plugin.
 #include "arbiter/framework/placement.h"
 
+#include <limits>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,8 @@
 
 #include "arbiter/framework/config.h"
 #include "arbiter/framework/session.h"
+#include "arbiter/framework/statement.h"
+#include "arbiter/plugins/nodeorder.h"
 #include "arbiter/plugins/predicates.h"
 #include "arbiter/testing/fake_cluster.h"
 
@@ -36,6 +40,112 @@ PluginSet PredicatesOnly() {
   plugins.filter.push_back({plugin.get()});
   plugins.owned.push_back(std::move(plugin));
   return plugins;
+}
+
+// What PickNode's scan in node order picks: every node filtered and scored afresh, the highest
+// score, ties to the first node.
+std::optional<NodeIndex> ScanPick(Session& session, TaskIndex task) {
+  std::optional<NodeIndex> best;
+  double best_score = -std::numeric_limits<double>::infinity();
+  for (NodeIndex n : NodeIndex::Range(session.node_count())) {
+    if (!session.placement().Filter(task, n).fit()) continue;
+    const double score = session.placement().Score(task, n);
+    if (score > best_score) {
+      best = n;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// A class of identical pods keeps its best node incrementally, from the nodes changed since it
+// last looked. Through placements, undos, evictions and restores in random order (on nodes of a
+// few sizes, so that scores tie), it picks exactly the node the full scan picks, and none when
+// the scan finds none.
+TEST(Placement, TheKeptBestNodeIsTheScansChoice) {
+  ClusterCache cache{CacheOptions()};
+  constexpr int kNodes = 37;
+  for (int n = 0; n < kNodes; ++n) {
+    cache.UpsertNode(MakeNode("n" + std::to_string(100 + n))
+                         .Cpu(std::to_string(1 + n % 4))
+                         .Memory(std::to_string(2 + n % 3) + "Gi")
+                         .Build());
+  }
+  for (int p = 0; p < 40; ++p) {
+    cache.UpsertPod(MakePod("run" + std::to_string(p))
+                        .Request("cpu", "300m")
+                        .Request("memory", "256Mi")
+                        .OnNode("n" + std::to_string(100 + p % kNodes))
+                        .Build());
+  }
+  for (int p = 0; p < 120; ++p) {
+    cache.UpsertPod(
+        MakePod("p" + std::to_string(p)).Request("cpu", "900m").Request("memory", "300Mi").Build());
+  }
+  const Snapshot snapshot = *cache.TakeSnapshot(TestEpoch());
+  PluginSet plugins = PredicatesOnly();
+  auto order = std::make_unique<NodeOrderPlugin>(NodeOrderWeights{});
+  plugins.score.push_back({order.get()});
+  plugins.owned.push_back(std::move(order));
+  Session session(snapshot, plugins);
+  Statement statement(session);
+
+  std::vector<TaskIndex> pending;
+  std::vector<TaskIndex> placed;
+  std::vector<TaskIndex> running;
+  std::vector<TaskIndex> evicted;
+  for (std::size_t i = 0; i < snapshot.tasks.size(); ++i) {
+    const TaskIndex t = TaskIndex::Of(i);
+    (session.task_state(t) == TaskState::kPending ? pending : running).push_back(t);
+  }
+  std::mt19937 random(7);
+  const auto take = [&](std::vector<TaskIndex>& from) {
+    const std::size_t i = random() % from.size();
+    const TaskIndex t = from[i];
+    from.erase(from.begin() + static_cast<std::ptrdiff_t>(i));
+    return t;
+  };
+  int picks = 0;
+  int none = 0;
+  for (int step = 0; step < 600; ++step) {
+    const std::uint32_t what = random() % 10;
+    if (what < 6 && !pending.empty()) {
+      const TaskIndex t = pending[random() % pending.size()];
+      const std::optional<NodeIndex> want = ScanPick(session, t);
+      PlacementFailure failure;
+      const std::optional<NodeIndex> got = session.placement().PickNode(t, &failure);
+      ASSERT_EQ(got, want) << "step " << step;
+      ++picks;
+      if (!got.has_value()) {
+        ++none;
+        EXPECT_EQ(failure.errors.nodes(), kNodes);
+        continue;
+      }
+      statement.Allocate(t, *got);
+      placed.push_back(t);
+      std::erase(pending, t);
+    } else if (what < 8 && !placed.empty()) {
+      const TaskIndex t = take(placed);
+      statement.Withdraw(t);
+      pending.push_back(t);
+    } else if (what < 9 && !running.empty()) {
+      const TaskIndex t = take(running);
+      statement.Evict(t);
+      evicted.push_back(t);
+    } else if (!evicted.empty()) {
+      const TaskIndex t = take(evicted);
+      if (!statement.CanRestore(t)) {
+        evicted.push_back(t);
+        continue;
+      }
+      statement.Restore(t);
+      running.push_back(t);
+    }
+  }
+  // Both ways were walked: nodes found, and the cluster full for a while.
+  EXPECT_GT(picks, 200);
+  EXPECT_GT(none, 0);
+  EXPECT_LT(none, picks);
 }
 
 // Two pods that want different zones, given the same hashes (as a collision would): each must

@@ -410,7 +410,7 @@ void Session::Place(TaskIndex t, NodeIndex n, TaskState as) {
   }
   const std::vector<HostPort>& ports = task(t).host_ports;
   ports_[ni].insert(ports_[ni].end(), ports.begin(), ports.end());
-  ++node_version_[ni];
+  Touch(ni);
   placement_->OnPlaced(t);
   for (const auto& tier : plugins_.allocation_events) {
     for (AllocationEventExtension* p : tier) p->OnAllocate(*this, t);
@@ -435,7 +435,7 @@ void Session::Unplace(TaskIndex t) {
   }
   task_state_[ti] = TaskState::kPending;
   task_node_[ti] = kNoNode;
-  ++node_version_[ni];
+  Touch(ni);
   placement_->OnUnplaced(t);
   for (const auto& tier : plugins_.allocation_events) {
     for (AllocationEventExtension* p : tier) p->OnDeallocate(*this, t);
@@ -460,7 +460,7 @@ void Session::Evict(TaskIndex t) {
     queue_allocated_[q.pos()].Subtract(info.request);
   }
   task_state_[ti] = TaskState::kReleasing;
-  ++node_version_[ni];
+  Touch(ni);
   for (const auto& tier : plugins_.allocation_events) {
     for (AllocationEventExtension* p : tier) p->OnDeallocate(*this, t);
   }
@@ -479,7 +479,7 @@ void Session::Restore(TaskIndex t, TaskState state) {
     queue_allocated_[q.pos()].Add(info.request);
   }
   task_state_[ti] = state;
-  ++node_version_[ni];
+  Touch(ni);
   for (const auto& tier : plugins_.allocation_events) {
     for (AllocationEventExtension* p : tier) p->OnAllocate(*this, t);
   }
@@ -492,7 +492,7 @@ ResourceVector Session::ReleaseHold(TaskIndex t) {
   holds_.erase(it);
   const auto ni = task(t).nominated.pos();
   free_[ni].Add(amount);
-  ++node_version_[ni];
+  Touch(ni);
   return amount;
 }
 
@@ -500,13 +500,13 @@ void Session::RetakeHold(TaskIndex t, const ResourceVector& amount) {
   const auto ni = task(t).nominated.pos();
   ARBITER_CHECK(amount.FitsIn(free_[ni])) << task(t).Key();
   free_[ni].Subtract(amount);
-  ++node_version_[ni];
+  Touch(ni);
   holds_.insert_or_assign(t, amount);
 }
 
 void Session::CloseNode(NodeIndex n) {
   free_[n.pos()] = ResourceVector();
-  ++node_version_[n.pos()];
+  Touch(n.pos());
 }
 
 SessionResult Session::Finish() {

@@ -148,6 +148,9 @@ class Session {
   void set_estimates(const StartEstimates* estimates) { estimates_ = estimates; }
   const PluginSet& plugins() const { return plugins_; }
   const std::vector<std::uint64_t>& node_versions() const { return node_version_; }
+  // Every node whose version changed, in order, once per change: who cached verdicts at some
+  // point of this log need only look again at the nodes logged since.
+  const std::vector<NodeIndex>& node_changes() const { return node_changes_; }
 
   // Verdicts that actions record for the result. The first verdict recorded for a task or a job
   // wins; a job's becomes its PodGroup's Unschedulable condition.
@@ -223,6 +226,11 @@ class Session {
   void OpenPlugins();
   void ComputeReservations();
   void ApplyReservations(std::vector<ActiveReservation> reservations);
+  // Something was placed on or removed from the node: its version moves on, and it is logged.
+  void Touch(std::size_t node) {
+    ++node_version_[node];
+    node_changes_.push_back(NodeIndex::Of(node));
+  }
   // CHECKs that no plugin asks for verdicts while plugins are being opened.
   void CheckOpen() const;
 
@@ -234,6 +242,7 @@ class Session {
   std::vector<ResourceVector> free_;
   std::vector<std::vector<HostPort>> ports_;
   std::vector<std::uint64_t> node_version_;
+  std::vector<NodeIndex> node_changes_;
   std::vector<PodGroupPhase> job_phase_;
   std::vector<ResourceVector> queue_reserved_;
   ResourceVector total_reserved_;
