@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 
@@ -9,6 +10,25 @@
 #include "arbiter/model/placement_rules.h"
 
 namespace arbiter {
+
+void FilterExtension::FitNodes(const Session& session, TaskIndex task,
+                               std::vector<NodeIndex>& nodes, const Refuse& refuse) const {
+  std::size_t kept = 0;
+  for (NodeIndex n : nodes) {
+    FilterResult r = Fit(session, task, n);
+    if (r.fit()) {
+      nodes[kept++] = n;
+    } else {
+      refuse(n, std::move(r));
+    }
+  }
+  nodes.resize(kept);
+}
+
+void ScoreExtension::ScoreNodes(const Session& session, TaskIndex task,
+                                std::span<const NodeIndex> nodes, std::span<double> scores) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] += Score(session, task, nodes[i]);
+}
 
 void FitErrors::Add(const FilterResult& result) { ++reasons_[result.reason]; }
 
@@ -236,11 +256,19 @@ void Placement::RefreshAll(TaskIndex task, ClassVerdicts& verdicts) {
   parallel_ = true;
   pool_->ParallelFor(session_.node_count(), kParallelGrain, [&](std::int32_t b, std::int32_t e) {
     std::int64_t filtered = 0;
+    std::vector<NodeIndex> stale;
     for (std::int32_t i = b; i < e; ++i) {
       const auto ni = static_cast<std::size_t>(i);
       if (verdicts.version[ni] != versions[ni] + 1) {
-        Refresh(task, NodeIndex(i), verdicts, filtered);
+        verdicts.version[ni] = versions[ni] + 1;
+        stale.emplace_back(i);
       }
+    }
+    std::vector<double> scores;
+    EvaluateNodes(task, stale, scores, verdicts.result.data(), filtered);
+    for (std::size_t i = 0; i < stale.size(); ++i) {
+      verdicts.result[stale[i].pos()] = kFit;
+      verdicts.score[stale[i].pos()] = scores[i];
     }
     std::lock_guard lock(intern_mu_);
     nodes_filtered_ += filtered;
@@ -248,30 +276,63 @@ void Placement::RefreshAll(TaskIndex task, ClassVerdicts& verdicts) {
   parallel_ = false;
 }
 
-void Placement::EvaluateAll(TaskIndex task, std::vector<std::int32_t>& result,
-                            std::vector<double>& score) {
+void Placement::EvaluateAll(TaskIndex task, std::int32_t* result, double* score) {
   PrepareConstraints(task);
   parallel_ = true;
   pool_->ParallelFor(session_.node_count(), kParallelGrain, [&](std::int32_t b, std::int32_t e) {
-    for (std::int32_t i = b; i < e; ++i) {
-      const NodeIndex n(i);
-      const auto ni = static_cast<std::size_t>(i);
-      if (const std::int32_t v = NodeConstraint(task, n); v != kFit) {
-        result[ni] = v;
-        continue;
-      }
-      FilterResult r = Fit(task, n);
-      if (r.fit()) {
-        result[ni] = kFit;
-        score[ni] = Score(task, n);
-      } else {
-        result[ni] = Intern(std::move(r));
-      }
+    std::vector<NodeIndex> nodes;
+    nodes.reserve(static_cast<std::size_t>(e - b));
+    for (std::int32_t i = b; i < e; ++i) nodes.emplace_back(i);
+    std::int64_t filtered = 0;
+    std::vector<double> scores;
+    EvaluateNodes(task, nodes, scores, result, filtered);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      result[nodes[i].pos()] = kFit;
+      score[nodes[i].pos()] = scores[i];
     }
     std::lock_guard lock(intern_mu_);
-    nodes_filtered_ += e - b;
+    nodes_filtered_ += filtered;
   });
   parallel_ = false;
+}
+
+void Placement::EvaluateNodes(TaskIndex task, std::vector<NodeIndex>& nodes,
+                              std::vector<double>& scores, std::int32_t* result,
+                              std::int64_t& filtered) {
+  filtered += static_cast<std::int64_t>(nodes.size());
+  // Node constraints (cached per constraint class: read inline, computed on a miss), then each
+  // filter plugin over the nodes the ones before it kept: a node's result is that of the first
+  // plugin refusing it, as in Filter.
+  const std::int32_t cls = task_constraint_class_[task.pos()];
+  const std::int32_t* cached = nullptr;
+  if (cls >= 0 && !constraint_verdicts_[static_cast<std::size_t>(cls)].empty()) {
+    cached = constraint_verdicts_[static_cast<std::size_t>(cls)].data();
+  }
+  std::size_t kept = 0;
+  for (NodeIndex n : nodes) {
+    std::int32_t v = cached != nullptr ? cached[n.pos()] : kUnknown;
+    if (v == kUnknown) v = NodeConstraint(task, n);
+    if (v != kFit) {
+      result[n.pos()] = v;
+    } else {
+      nodes[kept++] = n;
+    }
+  }
+  nodes.resize(kept);
+  const FilterExtension::Refuse refuse = [&](NodeIndex n, FilterResult r) {
+    result[n.pos()] = Intern(std::move(r));
+  };
+  for (const auto& tier : session_.plugins().filter) {
+    for (const FilterExtension* p : tier) {
+      if (nodes.empty()) break;
+      p->FitNodes(session_, task, nodes, refuse);
+    }
+  }
+  // Summed plugin by plugin from 0, as Score sums them: the same doubles.
+  scores.assign(nodes.size(), 0.0);
+  for (const auto& tier : session_.plugins().score) {
+    for (const ScoreExtension* p : tier) p->ScoreNodes(session_, task, nodes, scores);
+  }
 }
 
 void Placement::Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts) {
@@ -356,10 +417,21 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
         RefreshAll(task, *verdicts);
       } else {
         const std::uint64_t* const versions = session_.node_versions().data();
+        std::vector<NodeIndex> stale;
+        stale.reserve(static_cast<std::size_t>(nodes));
         for (std::int32_t i = 0; i < nodes; ++i) {
-          if (verdicts->version[static_cast<std::size_t>(i)] != versions[i] + 1) {
-            Refresh(task, NodeIndex(i), *verdicts);
+          const auto ni = static_cast<std::size_t>(i);
+          if (verdicts->version[ni] != versions[ni] + 1) {
+            verdicts->version[ni] = versions[ni] + 1;
+            stale.emplace_back(i);
           }
+        }
+        PrepareConstraints(task);
+        std::vector<double> scores;
+        EvaluateNodes(task, stale, scores, verdicts->result.data(), nodes_filtered_);
+        for (std::size_t i = 0; i < stale.size(); ++i) {
+          verdicts->result[stale[i].pos()] = kFit;
+          verdicts->score[stale[i].pos()] = scores[i];
         }
       }
       BuildBest(*verdicts);
@@ -378,40 +450,41 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
     }
     return std::nullopt;
   }
+  // A task alone in its class: every node evaluated in one batch (by the pool when there is one),
+  // the best chosen in node order: the same node whichever way it was evaluated. Every entry of
+  // `result` is written before it is read (a refusal, or kFit).
+  auto result = std::make_unique_for_overwrite<std::int32_t[]>(static_cast<std::size_t>(nodes));
   if (pool_ != nullptr && nodes >= kParallelNodes) {
-    // Evaluated by the pool, chosen here in node order: the same node as one thread would pick.
-    std::vector<std::int32_t> result(static_cast<std::size_t>(nodes));
-    std::vector<double> score(static_cast<std::size_t>(nodes));
-    EvaluateAll(task, result, score);
+    auto score = std::make_unique_for_overwrite<double[]>(static_cast<std::size_t>(nodes));
+    EvaluateAll(task, result.get(), score.get());
     for (NodeIndex n : NodeIndex::Range(nodes)) {
       if (result[n.pos()] == kFit && score[n.pos()] > best_score) {
         best = n;
         best_score = score[n.pos()];
       }
     }
-    if (best != kNoNode) return best;
-    if (failure != nullptr) {
-      for (NodeIndex n : NodeIndex::Range(nodes)) {
-        NoteFailure(interned_[static_cast<std::size_t>(result[n.pos()])], n, failure);
+  } else {
+    std::vector<NodeIndex> fits;
+    fits.reserve(static_cast<std::size_t>(nodes));
+    for (std::int32_t i = 0; i < nodes; ++i) fits.emplace_back(i);
+    PrepareConstraints(task);
+    std::vector<double> scores;
+    EvaluateNodes(task, fits, scores, result.get(), nodes_filtered_);
+    for (std::size_t i = 0; i < fits.size(); ++i) {
+      result[fits[i].pos()] = kFit;
+      if (scores[i] > best_score) {
+        best = fits[i];
+        best_score = scores[i];
       }
-      failure->errors.AddNodes(nodes);
-    }
-    return std::nullopt;
-  }
-  for (NodeIndex n : NodeIndex::Range(nodes)) {
-    FilterResult r = Filter(task, n);
-    if (!r.fit()) {
-      if (failure != nullptr) NoteFailure(r, n, failure);
-      continue;
-    }
-    const double score = Score(task, n);
-    if (score > best_score) {
-      best = n;
-      best_score = score;
     }
   }
   if (best != kNoNode) return best;
-  if (failure != nullptr) failure->errors.AddNodes(nodes);
+  if (failure != nullptr) {
+    for (NodeIndex n : NodeIndex::Range(nodes)) {
+      NoteFailure(interned_[static_cast<std::size_t>(result[n.pos()])], n, failure);
+    }
+    failure->errors.AddNodes(nodes);
+  }
   return std::nullopt;
 }
 

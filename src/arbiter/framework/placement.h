@@ -134,7 +134,12 @@ class Placement {
   void Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts, std::int64_t& filtered);
   // With the pool: every stale entry of the class, or every node for a task alone in its class.
   void RefreshAll(TaskIndex task, ClassVerdicts& verdicts);
-  void EvaluateAll(TaskIndex task, std::vector<std::int32_t>& result, std::vector<double>& score);
+  void EvaluateAll(TaskIndex task, std::int32_t* result, double* score);
+  // Filters and scores the task on `nodes` in one batch (FilterExtension::FitNodes,
+  // ScoreExtension::ScoreNodes): keeps in `nodes` those it fits on, with their scores in `scores`
+  // (same positions), and writes each refused node's interned result to result[n].
+  void EvaluateNodes(TaskIndex task, std::vector<NodeIndex>& nodes, std::vector<double>& scores,
+                     std::int32_t* result, std::int64_t& filtered);
   // Makes the task's constraint cache before threads write into it.
   void PrepareConstraints(TaskIndex task);
   static constexpr std::int32_t kParallelGrain = 256;

@@ -26,8 +26,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -128,14 +130,22 @@ class JobEnqueueExtension {
 //     (selectors, affinity, taints, the node's state); the session caches it per placement class
 //     and node for the whole session;
 //   * Fit: what changes as the session places tasks (free resources, host ports).
+// FitNodes is Fit over many nodes in one call (a task alone in its class, a class's first look
+// at every node): it keeps in `nodes`, in order, those the task fits on and reports each other
+// through `refuse` with what Fit would have said. The default calls Fit per node; a plugin
+// overrides it where one pass over the nodes is cheaper than a virtual call per node, and must
+// decide exactly as Fit does.
 class FilterExtension {
  public:
+  using Refuse = std::function<void(NodeIndex, FilterResult)>;
   virtual ~FilterExtension() = default;
   virtual FilterResult NodeConstraint(const Session& /*session*/, TaskIndex /*task*/,
                                       NodeIndex /*node*/) const {
     return FilterResult::Fit();
   }
   virtual FilterResult Fit(const Session& session, TaskIndex task, NodeIndex node) const = 0;
+  virtual void FitNodes(const Session& session, TaskIndex task, std::vector<NodeIndex>& nodes,
+                        const Refuse& refuse) const;
 };
 
 // A plugin whose filter or score depends on more than a task's request, placement constraints
@@ -187,11 +197,15 @@ class LocalityExtension {
                                                 NodeIndex node) const = 0;
 };
 
-// Higher is better; each plugin applies its own configured weights.
+// Higher is better; each plugin applies its own configured weights. ScoreNodes adds the task's
+// score on each of `nodes` to `scores` (same positions), exactly as Score gives it; the default
+// calls Score per node, a plugin overrides it where one pass is cheaper.
 class ScoreExtension {
  public:
   virtual ~ScoreExtension() = default;
   virtual double Score(const Session& session, TaskIndex task, NodeIndex node) const = 0;
+  virtual void ScoreNodes(const Session& session, TaskIndex task, std::span<const NodeIndex> nodes,
+                          std::span<double> scores) const;
 };
 
 // Queue limits (the proportion plugin): whether a queue may start another job this session, and

@@ -257,6 +257,13 @@ double LocalityPlugin::Score(const Session& session, TaskIndex task, NodeIndex n
   return 0;
 }
 
+void LocalityPlugin::ScoreNodes(const Session& session, TaskIndex task,
+                                std::span<const NodeIndex> nodes, std::span<double> scores) const {
+  // A job naming no data scores 0 everywhere: nothing to add.
+  if (DataOf(session.task(task).job) == nullptr) return;
+  for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] += Score(session, task, nodes[i]);
+}
+
 FilterResult LocalityPlugin::NodeConstraint(const Session& session, TaskIndex task,
                                             NodeIndex node) const {
   const JobIndex j = session.task(task).job;

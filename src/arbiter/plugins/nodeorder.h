@@ -10,6 +10,8 @@
 #pragma once
 
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "arbiter/framework/plugin.h"
 #include "arbiter/framework/registry.h"
@@ -29,10 +31,15 @@ class NodeOrderPlugin final : public Plugin, public ScoreExtension {
 
   explicit NodeOrderPlugin(NodeOrderWeights weights) : weights_(weights) {}
   std::string_view Name() const override { return kName; }
+  void OnSessionOpen(const Session& session) override;
   double Score(const Session& session, TaskIndex task, NodeIndex node) const override;
+  void ScoreNodes(const Session& session, TaskIndex task, std::span<const NodeIndex> nodes,
+                  std::span<double> scores) const override;
 
  private:
   NodeOrderWeights weights_;
+  // Per node, this session: allocatable cpu and memory as doubles, side by side (ScoreNodes).
+  std::vector<double> allocatable_;
 };
 
 }  // namespace arbiter

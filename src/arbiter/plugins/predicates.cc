@@ -1,5 +1,10 @@
 #include "arbiter/plugins/predicates.h"
 
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
 #include "arbiter/framework/session.h"
 #include "arbiter/model/placement_rules.h"
 
@@ -29,18 +34,53 @@ FilterResult PredicatesPlugin::NodeConstraint(const Session& session, TaskIndex 
   return FilterResult::Fit();
 }
 
+namespace {
+
+FilterResult Short(const Session& session, ResourceId id) {
+  if (id == kPodsId) return FilterResult::Unschedulable("Too many pods", id);
+  return FilterResult::Unschedulable("Insufficient " + session.snapshot().resources.Name(id), id);
+}
+
+FilterResult PortsTaken() {
+  return FilterResult::Unschedulable("node(s) didn't have free ports for the requested pod ports");
+}
+
+}  // namespace
+
 FilterResult PredicatesPlugin::Fit(const Session& session, TaskIndex task, NodeIndex node) const {
   const TaskInfo& info = session.task(task);
   if (std::optional<ResourceId> short_id = info.request.FirstShortfall(session.node_free(node))) {
-    if (*short_id == kPodsId) return FilterResult::Unschedulable("Too many pods", short_id);
-    return FilterResult::Unschedulable(
-        "Insufficient " + session.snapshot().resources.Name(*short_id), short_id);
+    return Short(session, *short_id);
   }
   if (!info.host_ports.empty() && HostPortsConflict(info.host_ports, session.node_ports(node))) {
-    return FilterResult::Unschedulable(
-        "node(s) didn't have free ports for the requested pod ports");
+    return PortsTaken();
   }
   return FilterResult::Fit();
+}
+
+void PredicatesPlugin::FitNodes(const Session& session, TaskIndex task,
+                                std::vector<NodeIndex>& nodes, const Refuse& refuse) const {
+  const TaskInfo& info = session.task(task);
+  // FirstShortfall inlined over the request's own amounts: the first resource, in id order,
+  // of which the node has less free than the pod asks (absent from the node: 0 free).
+  const std::span<const std::int64_t> want = info.request.amounts();
+  const bool ports = !info.host_ports.empty();
+  std::size_t kept = 0;
+  for (NodeIndex n : nodes) {
+    const std::span<const std::int64_t> free = session.node_free(n).amounts();
+    std::size_t r = 0;
+    for (; r < want.size(); ++r) {
+      if (want[r] > (r < free.size() ? free[r] : 0)) break;
+    }
+    if (r < want.size()) {
+      refuse(n, Short(session, static_cast<ResourceId>(r)));
+    } else if (ports && HostPortsConflict(info.host_ports, session.node_ports(n))) {
+      refuse(n, PortsTaken());
+    } else {
+      nodes[kept++] = n;
+    }
+  }
+  nodes.resize(kept);
 }
 
 }  // namespace arbiter

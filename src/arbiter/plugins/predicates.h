@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "arbiter/framework/plugin.h"
 #include "arbiter/framework/registry.h"
@@ -30,6 +31,8 @@ class PredicatesPlugin final : public Plugin, public FilterExtension {
   FilterResult NodeConstraint(const Session& session, TaskIndex task,
                               NodeIndex node) const override;
   FilterResult Fit(const Session& session, TaskIndex task, NodeIndex node) const override;
+  void FitNodes(const Session& session, TaskIndex task, std::vector<NodeIndex>& nodes,
+                const Refuse& refuse) const override;
 };
 
 }  // namespace arbiter

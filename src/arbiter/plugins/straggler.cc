@@ -113,6 +113,14 @@ void StragglerPlugin::OnSessionOpen(const Session& session) {
     kept.emplace(name, std::move(seen));
   }
   observations_ = std::move(kept);
+  // The score depends on the node only: computed once here, read per node and task after.
+  score_.resize(slowness_.size());
+  for (std::size_t i = 0; i < slowness_.size(); ++i) score_[i] = ScoreOf(slowness_[i]);
+}
+
+double StragglerPlugin::ScoreOf(double slowness) const {
+  const double slower = std::clamp(slowness - 1, 0.0, 1.0);
+  return 100 * options_.weight * (1 - slower);
 }
 
 double StragglerPlugin::Slowness(NodeIndex node) const {
@@ -121,8 +129,12 @@ double StragglerPlugin::Slowness(NodeIndex node) const {
 
 double StragglerPlugin::Score(const Session& /*session*/, TaskIndex /*task*/,
                               NodeIndex node) const {
-  const double slower = std::clamp(Slowness(node) - 1, 0.0, 1.0);
-  return 100 * options_.weight * (1 - slower);
+  return node.pos() < score_.size() ? score_[node.pos()] : ScoreOf(1.0);
+}
+
+void StragglerPlugin::ScoreNodes(const Session& session, TaskIndex task,
+                                 std::span<const NodeIndex> nodes, std::span<double> scores) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] += Score(session, task, nodes[i]);
 }
 
 }  // namespace arbiter

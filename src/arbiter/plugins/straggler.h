@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,8 @@ class StragglerPlugin final : public Plugin, public ScoreExtension {
   std::string_view Name() const override { return kName; }
   void OnSessionOpen(const Session& session) override;
   double Score(const Session& session, TaskIndex task, NodeIndex node) const override;
+  void ScoreNodes(const Session& session, TaskIndex task, std::span<const NodeIndex> nodes,
+                  std::span<double> scores) const override;
 
   // The node's slowness this session (1: as fast as its peers, or not observed).
   double Slowness(NodeIndex node) const;
@@ -76,7 +79,10 @@ class StragglerPlugin final : public Plugin, public ScoreExtension {
 
   StragglerOptions options_;
   std::map<std::string, NodeObservations, std::less<>> observations_;
+  double ScoreOf(double slowness) const;
+
   std::vector<double> slowness_;  // per node index, this session
+  std::vector<double> score_;     // per node index, this session: ScoreOf(slowness_)
 };
 
 }  // namespace arbiter
