@@ -169,10 +169,16 @@ Placement::ClassVerdicts* Placement::VerdictsFor(TaskIndex task) {
   if (cls < 0) return nullptr;
   ClassVerdicts& verdicts = class_verdicts_[static_cast<std::size_t>(cls)];
   if (verdicts.version.empty()) {
+    // The arrays of the class placed last, when there is one: no allocation. Only versions
+    // need clearing; a score or result is read only once its version says it is current.
     const auto nodes = static_cast<std::size_t>(session_.node_count());
+    verdicts.version = std::move(spare_.version);
+    verdicts.score = std::move(spare_.score);
+    verdicts.result = std::move(spare_.result);
+    verdicts.best = std::move(spare_.best);
     verdicts.version.assign(nodes, 0);
-    verdicts.score.assign(nodes, 0);
-    verdicts.result.assign(nodes, kFit);
+    verdicts.score.resize(nodes);
+    verdicts.result.resize(nodes);
   }
   return &verdicts;
 }
@@ -512,7 +518,9 @@ inline std::int32_t Better(std::int32_t a, std::int32_t b, const double* score) 
 
 void Placement::BuildBest(ClassVerdicts& verdicts) {
   const std::size_t nodes = verdicts.result.size();
-  verdicts.best.assign(std::max<std::size_t>(2 * nodes, 2), kNone);
+  // Every entry from 1 on is written below (entry 0 is unused).
+  verdicts.best.resize(std::max<std::size_t>(2 * nodes, 2));
+  verdicts.best[1] = kNone;
   for (std::size_t i = 0; i < nodes; ++i) {
     verdicts.best[nodes + i] = Eligible(verdicts.result[i] == kFit, verdicts.score[i])
                                    ? static_cast<std::int32_t>(i)
@@ -540,7 +548,10 @@ void Placement::UpdateBest(TaskIndex task, NodeIndex node, ClassVerdicts& verdic
 void Placement::OnPlaced(TaskIndex task) {
   if (const std::int32_t cls = task_class_[task.pos()]; cls >= 0) {
     ClassVerdicts& verdicts = class_verdicts_[static_cast<std::size_t>(cls)];
-    if (--verdicts.pending == 0) verdicts = ClassVerdicts();  // nobody left to ask: free it
+    if (--verdicts.pending == 0) {  // nobody left to ask: its arrays serve the next class
+      spare_ = std::move(verdicts);
+      verdicts = ClassVerdicts();
+    }
   }
 }
 

@@ -160,6 +160,7 @@ class Placement {
   std::vector<std::int32_t> task_class_;
   std::vector<std::int32_t> task_constraint_class_;
   std::vector<ClassVerdicts> class_verdicts_;
+  ClassVerdicts spare_;  // the arrays of the last class whose tasks were all placed
   // Per constraint class and node: kUnknown, kFit, or an interned result.
   std::vector<std::vector<std::int32_t>> constraint_verdicts_;
   std::vector<FilterResult> interned_;

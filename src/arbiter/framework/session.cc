@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -74,6 +75,7 @@ Session::Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::Wall
     }
   }
   ComputeHolds();
+  SyncColumns();
   OpenPlugins();
   ComputeReservations();
   // Before the placement classes are made: which reservations a job may use is part of its class.
@@ -502,6 +504,20 @@ void Session::RetakeHold(TaskIndex t, const ResourceVector& amount) {
   free_[ni].Subtract(amount);
   Touch(ni);
   holds_.insert_or_assign(t, amount);
+}
+
+void Session::SyncColumns() {
+  free_columns_.assign(snapshot_.resources.size() * free_.size(), 0);
+  for (std::size_t n = 0; n < free_.size(); ++n) SyncColumns(n);
+}
+
+void Session::SyncColumns(std::size_t node) {
+  const std::size_t nodes = free_.size();
+  const std::span<const std::int64_t> amounts = free_[node].amounts();
+  const std::size_t known = snapshot_.resources.size();
+  for (std::size_t r = 0; r < known; ++r) {
+    free_columns_[r * nodes + node] = r < amounts.size() ? amounts[r] : 0;
+  }
 }
 
 void Session::CloseNode(NodeIndex n) {

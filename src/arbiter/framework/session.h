@@ -65,6 +65,11 @@ class Session {
   // allocatable minus what every task holding the node uses, including this session's placements.
   const ResourceVector& node_free(NodeIndex n) const { return free_[n.pos()]; }
   const std::vector<HostPort>& node_ports(NodeIndex n) const { return ports_[n.pos()]; }
+  // The free amount of resource r (< snapshot().resources.size()) on every node, side by side:
+  // node_free(n).Get(r) at [n.pos()], for loops over many nodes.
+  const std::int64_t* free_column(ResourceId r) const {
+    return free_columns_.data() + static_cast<std::size_t>(r) * free_.size();
+  }
   // Incremented whenever anything is placed on or removed from the node: lets plugins cache.
   std::uint64_t node_version(NodeIndex n) const { return node_version_[n.pos()]; }
   PodGroupPhase job_phase(JobIndex j) const { return job_phase_[j.pos()]; }
@@ -230,7 +235,11 @@ class Session {
   void Touch(std::size_t node) {
     ++node_version_[node];
     node_changes_.push_back(NodeIndex::Of(node));
+    SyncColumns(node);
   }
+  // free_columns_ from free_, for one node or for all.
+  void SyncColumns(std::size_t node);
+  void SyncColumns();
   // CHECKs that no plugin asks for verdicts while plugins are being opened.
   void CheckOpen() const;
 
@@ -243,6 +252,7 @@ class Session {
   std::vector<std::vector<HostPort>> ports_;
   std::vector<std::uint64_t> node_version_;
   std::vector<NodeIndex> node_changes_;
+  std::vector<std::int64_t> free_columns_;  // resource-major: [r * nodes + n]
   std::vector<PodGroupPhase> job_phase_;
   std::vector<ResourceVector> queue_reserved_;
   ResourceVector total_reserved_;

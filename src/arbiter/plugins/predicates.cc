@@ -61,17 +61,22 @@ FilterResult PredicatesPlugin::Fit(const Session& session, TaskIndex task, NodeI
 void PredicatesPlugin::FitNodes(const Session& session, TaskIndex task,
                                 std::vector<NodeIndex>& nodes, const Refuse& refuse) const {
   const TaskInfo& info = session.task(task);
-  // FirstShortfall inlined over the request's own amounts: the first resource, in id order,
-  // of which the node has less free than the pod asks (absent from the node: 0 free).
+  // FirstShortfall over the session's free columns: the first resource, in id order, of which
+  // the node has less free than the pod asks.
   const std::span<const std::int64_t> want = info.request.amounts();
+  if (want.size() > session.snapshot().resources.size()) {  // not of this snapshot: one by one
+    FilterExtension::FitNodes(session, task, nodes, refuse);
+    return;
+  }
+  std::vector<const std::int64_t*> free(want.size());
+  for (std::size_t r = 0; r < want.size(); ++r) {
+    free[r] = session.free_column(static_cast<ResourceId>(r));
+  }
   const bool ports = !info.host_ports.empty();
   std::size_t kept = 0;
   for (NodeIndex n : nodes) {
-    const std::span<const std::int64_t> free = session.node_free(n).amounts();
     std::size_t r = 0;
-    for (; r < want.size(); ++r) {
-      if (want[r] > (r < free.size() ? free[r] : 0)) break;
-    }
+    while (r < want.size() && want[r] <= free[r][n.pos()]) ++r;
     if (r < want.size()) {
       refuse(n, Short(session, static_cast<ResourceId>(r)));
     } else if (ports && HostPortsConflict(info.host_ports, session.node_ports(n))) {
