@@ -14,6 +14,8 @@ packages=(
   # libraries
   libcurl4-openssl-dev libsimdjson-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libcli11-dev libcpp-httplib-dev nlohmann-json3-dev libssl-dev libboost-dev prometheus-cpp-dev
+  # the allocator of the release binaries (CMakeLists.txt: ARBITER_ALLOCATOR)
+  libmimalloc-dev
   # GoogleTest and Google Benchmark: CMake builds the tests and benchmarks by default
   libgtest-dev libgmock-dev libbenchmark-dev
 )
