@@ -120,7 +120,9 @@ void ClusterCache::UnlinkLocked(PodEntry& entry) {
 
 void ClusterCache::UpsertNode(const Node& node) {
   std::lock_guard lock(mu_);
-  NodeEntry& entry = nodes_[node.meta.name];
+  auto [it, added] = nodes_.try_emplace(node.meta.name);
+  if (added) ++node_set_generation_;  // node indexes move
+  NodeEntry& entry = it->second;
   entry.node = std::make_shared<const Node>(node);
   entry.allocatable = resources_.FromList(node.allocatable);
   ++generation_;
@@ -128,7 +130,7 @@ void ClusterCache::UpsertNode(const Node& node) {
 
 void ClusterCache::DeleteNode(const std::string& name) {
   std::lock_guard lock(mu_);
-  nodes_.erase(name);
+  if (nodes_.erase(name) > 0) ++node_set_generation_;
   ++generation_;
 }
 
@@ -572,12 +574,25 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
     if (pc.global_default)
       default_priority = std::max(default_priority.value_or(pc.value), pc.value);
   }
-  // Node names to indexes once, rather than a search per bound task.
+  // Node names to indexes: what a pod's entry remembers from the last snapshot while the set of
+  // nodes stays the same (a bound pod's node rarely changes), else a hash map made once.
   std::unordered_map<std::string_view, NodeIndex> node_index;
-  node_index.reserve(snapshot.nodes.size());
-  for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
-    node_index.emplace(snapshot.nodes[i].name(), NodeIndex::Of(i));
-  }
+  const auto index_of = [&](const PodEntry& entry, const std::string& name) {
+    if (entry.node_set_generation == node_set_generation_ && entry.indexed_node == name) {
+      return entry.node_index;
+    }
+    if (node_index.empty()) {
+      node_index.reserve(snapshot.nodes.size());
+      for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
+        node_index.emplace(snapshot.nodes[i].name(), NodeIndex::Of(i));
+      }
+    }
+    auto it = node_index.find(name);
+    entry.node_index = it == node_index.end() ? kNoNode : it->second;
+    entry.indexed_node = name;
+    entry.node_set_generation = node_set_generation_;
+    return entry.node_index;
+  };
 
   // Budgets by namespace, so that a pod is matched only against its own namespace's.
   std::unordered_map<std::string_view, std::vector<std::int32_t>> pdbs_by_namespace;
@@ -661,13 +676,11 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
           entry->pod->spec.node_name.empty() ? entry->assumed_node : entry->pod->spec.node_name;
       if (!node.empty() && task.state != TaskState::kSucceeded &&
           task.state != TaskState::kFailed) {
-        auto it = node_index.find(node);
-        task.node = it == node_index.end() ? kNoNode : it->second;
+        task.node = index_of(*entry, node);
       } else if (const std::string& nominated =
                      entry->nominated.value_or(entry->pod->status.nominated_node_name);
                  !nominated.empty() && task.state == TaskState::kPending) {
-        auto it = node_index.find(nominated);
-        task.nominated = it == node_index.end() ? kNoNode : it->second;
+        task.nominated = index_of(*entry, nominated);
       }
       task.eviction_refused = entry->refused_until.has_value();
       if (!pdbs_by_namespace.empty()) task.pdb = PdbOf(*entry->pod, pdbs_by_namespace, snapshot);

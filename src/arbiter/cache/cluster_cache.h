@@ -185,6 +185,11 @@ class ClusterCache {
     std::optional<std::string> nominated;                // AssumeNominated
     std::optional<Clock::MonotonicTime> nominated_until;
     std::optional<Clock::MonotonicTime> refused_until;  // AssumeEvictionRefused
+    // The index of node `indexed_node` in the snapshots made while the set of nodes was at
+    // `node_set_generation` (BuildJobsLocked, under the lock).
+    mutable std::string indexed_node;
+    mutable NodeIndex node_index = kNoNode;
+    mutable std::uint64_t node_set_generation = 0;
   };
 
   // Makes the first object of entry.of_dialect the group (dropping an assumed status that was
@@ -220,6 +225,7 @@ class ClusterCache {
   std::map<std::string, ResourceQuota, std::less<>> quotas_;                             // ns/name
   std::map<std::string, std::shared_ptr<const DataSet>, std::less<>> data_sets_;         // ns/name
   std::uint64_t generation_ = 1;
+  std::uint64_t node_set_generation_ = 1;  // moves when a node is added or removed
   std::uint64_t snapshot_generation_ = 0;
   std::shared_ptr<const Snapshot> last_snapshot_;
 };

@@ -86,6 +86,34 @@ TEST_F(ClusterCacheTest, PodCreatedWithNodeNameCountsAndIsBound) {
   EXPECT_EQ(task.node, *snap->FindNode("n1"));
 }
 
+// A pod's entry remembers its node's index between snapshots; when a node is added or removed
+// the indexes move (nodes are in name order), and every bound and nominated task follows.
+TEST_F(ClusterCacheTest, TasksFollowTheirNodesWhenNodesComeAndGo) {
+  cache_.UpsertNode(MakeNode("n3").Cpu("4").Build());
+  cache_.UpsertPod(MakePod("bound").Request("cpu", "1").OnNode("n3").Build());
+  Pod nominated = MakePod("nominated").Request("cpu", "1").Build();
+  nominated.status.nominated_node_name = "n3";
+  cache_.UpsertPod(nominated);
+  const auto expect_on_n3 = [&](const char* when) {
+    auto snap = Snap();
+    const NodeIndex n3 = *snap->FindNode("n3");
+    EXPECT_EQ(TaskNamed(*snap, "bound").node, n3) << when;
+    EXPECT_EQ(TaskNamed(*snap, "nominated").nominated, n3) << when;
+    return n3;
+  };
+  EXPECT_EQ(expect_on_n3("first").value(), 1);
+  cache_.UpsertNode(MakeNode("n2").Cpu("4").Build());  // before n3 in name order
+  EXPECT_EQ(expect_on_n3("n2 added").value(), 2);
+  cache_.UpsertNode(MakeNode("n2").Cpu("8").Build());  // an update moves nothing
+  EXPECT_EQ(expect_on_n3("n2 updated").value(), 2);
+  cache_.DeleteNode("n1");
+  EXPECT_EQ(expect_on_n3("n1 deleted").value(), 1);
+  cache_.DeleteNode("n3");
+  auto snap = Snap();
+  EXPECT_EQ(TaskNamed(*snap, "bound").node, kNoNode);
+  EXPECT_EQ(TaskNamed(*snap, "nominated").nominated, kNoNode);
+}
+
 TEST_F(ClusterCacheTest, TerminalPodsDoNotCount) {
   cache_.UpsertPod(
       MakePod("done").Request("cpu", "1").OnNode("n1").Phase(PodPhase::kSucceeded).Build());
