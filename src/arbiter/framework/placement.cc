@@ -168,7 +168,9 @@ Placement::ClassVerdicts* Placement::VerdictsFor(TaskIndex task) {
   const std::int32_t cls = task_class_[task.pos()];
   if (cls < 0) return nullptr;
   ClassVerdicts& verdicts = class_verdicts_[static_cast<std::size_t>(cls)];
-  if (verdicts.version.empty()) {
+  // Arrays are made when the class is first looked at (again after it was freed); a filled class
+  // keeps them, even when they are empty (a cluster of no nodes).
+  if (!verdicts.filled && verdicts.version.empty()) {
     // The arrays of the class placed last, when there is one: no allocation. Only versions
     // need clearing; a score or result is read only once its version says it is current.
     const auto nodes = static_cast<std::size_t>(session_.node_count());
@@ -416,9 +418,11 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
   double best_score = -std::numeric_limits<double>::infinity();
   if (ClassVerdicts* verdicts = VerdictsFor(task)) {
     const std::vector<NodeIndex>& changes = session_.node_changes();
-    if (!verdicts->filled) {
-      // A class's first look fills every entry (the pool does, when there is one) and builds
-      // the tournament; later looks replay the nodes changed since.
+    // A class's first look fills every entry (the pool does, when there is one) and builds the
+    // tournament; later looks replay the nodes changed since, unless more changed than there
+    // are nodes (many undos since the class last looked): then refreshing and rebuilding costs
+    // less.
+    if (!verdicts->filled || changes.size() - verdicts->seen > static_cast<std::size_t>(nodes)) {
       if (pool_ != nullptr && nodes >= kParallelNodes) {
         RefreshAll(task, *verdicts);
       } else {
@@ -449,8 +453,11 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
     }
     if (const std::int32_t winner = verdicts->best[1]; winner >= 0) return NodeIndex(winner);
     if (failure != nullptr) {
+      // A node that fits but scores -inf or NaN is not eligible, nor refused: it has no reason.
       for (NodeIndex n : NodeIndex::Range(nodes)) {
-        NoteFailure(interned_[static_cast<std::size_t>(verdicts->result[n.pos()])], n, failure);
+        if (const std::int32_t r = verdicts->result[n.pos()]; r != kFit) {
+          NoteFailure(interned_[static_cast<std::size_t>(r)], n, failure);
+        }
       }
       failure->errors.AddNodes(nodes);
     }
@@ -487,7 +494,9 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
   if (best != kNoNode) return best;
   if (failure != nullptr) {
     for (NodeIndex n : NodeIndex::Range(nodes)) {
-      NoteFailure(interned_[static_cast<std::size_t>(result[n.pos()])], n, failure);
+      if (result[n.pos()] != kFit) {
+        NoteFailure(interned_[static_cast<std::size_t>(result[n.pos()])], n, failure);
+      }
     }
     failure->errors.AddNodes(nodes);
   }

@@ -160,6 +160,65 @@ TEST(Placement, TheKeptBestNodeIsTheScansChoice) {
   EXPECT_LT(none, picks);
 }
 
+// With no node at all, identical pods are looked at again and again (each finds none): the
+// class, filled once with empty arrays, keeps them rather than taking another's.
+TEST(Placement, AClassInAClusterWithNoNodesFindsNoneEachTime) {
+  ClusterCache cache{CacheOptions()};
+  for (const auto* pod : {"a", "b", "c"}) {
+    cache.UpsertPod(MakePod(pod).Request("cpu", "1").Build());
+  }
+  const Snapshot snapshot = *cache.TakeSnapshot(TestEpoch());
+  const PluginSet plugins = PredicatesOnly();
+  Session session(snapshot, plugins);
+  for (int round = 0; round < 2; ++round) {
+    for (const auto* pod : {"a", "b", "c"}) {
+      PlacementFailure failure;
+      EXPECT_FALSE(session.placement().PickNode(TaskOf(snapshot, pod), &failure).has_value());
+      EXPECT_EQ(failure.errors.Message(), "0/0 nodes are available.");
+    }
+  }
+}
+
+// A score plugin of no fixed range.
+class ConstantScore final : public Plugin, public ScoreExtension {
+ public:
+  explicit ConstantScore(double score) : score_(score) {}
+  std::string_view Name() const override { return "constant"; }
+  double Score(const Session& /*session*/, TaskIndex /*task*/, NodeIndex /*node*/) const override {
+    return score_;
+  }
+
+ private:
+  double score_;
+};
+
+// A node that fits but scores -inf (or NaN) is never chosen, as the scan in node order never
+// takes it, and it gives no reason in the message: only the nodes refused are counted.
+TEST(Placement, ANodeScoringMinusInfinityIsNotChosenAndGivesNoReason) {
+  for (const double score :
+       {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    ClusterCache cache{CacheOptions()};
+    cache.UpsertNode(MakeNode("big").Cpu("4").Build());
+    cache.UpsertNode(MakeNode("small").Cpu("1").Build());
+    for (const auto* pod : {"alone", "same1", "same2"}) {
+      cache.UpsertPod(MakePod(pod).Request("cpu", std::string(pod) == "alone" ? "3" : "2").Build());
+    }
+    const Snapshot snapshot = *cache.TakeSnapshot(TestEpoch());
+    PluginSet plugins = PredicatesOnly();
+    auto constant = std::make_unique<ConstantScore>(score);
+    plugins.score.push_back({constant.get()});
+    plugins.owned.push_back(std::move(constant));
+    Session session(snapshot, plugins);
+    for (const auto* pod : {"alone", "same1"}) {  // alone in its class; a class of two
+      PlacementFailure failure;
+      EXPECT_FALSE(session.placement().PickNode(TaskOf(snapshot, pod), &failure).has_value())
+          << pod << " " << score;
+      EXPECT_EQ(failure.errors.Message(), "0/2 nodes are available: 1 Insufficient cpu.")
+          << pod << " " << score;
+    }
+  }
+}
+
 // Two pods that want different zones, given the same hashes (as a collision would): each must
 // still get the node of its own zone, so the second may not reuse the first one's verdicts.
 TEST(Placement, AHashCollisionNeverSharesAVerdict) {
