@@ -260,28 +260,34 @@ void Placement::PrepareConstraints(TaskIndex task) {
 
 void Placement::RefreshAll(TaskIndex task, ClassVerdicts& verdicts) {
   PrepareConstraints(task);
-  const std::uint64_t* versions = session_.node_versions().data();
   parallel_ = true;
   pool_->ParallelFor(session_.node_count(), kParallelGrain, [&](std::int32_t b, std::int32_t e) {
     std::int64_t filtered = 0;
-    std::vector<NodeIndex> stale;
-    for (std::int32_t i = b; i < e; ++i) {
-      const auto ni = static_cast<std::size_t>(i);
-      if (verdicts.version[ni] != versions[ni] + 1) {
-        verdicts.version[ni] = versions[ni] + 1;
-        stale.emplace_back(i);
-      }
-    }
-    std::vector<double> scores;
-    EvaluateNodes(task, stale, scores, verdicts.result.data(), filtered);
-    for (std::size_t i = 0; i < stale.size(); ++i) {
-      verdicts.result[stale[i].pos()] = kFit;
-      verdicts.score[stale[i].pos()] = scores[i];
-    }
+    RefreshStale(task, verdicts, b, e, filtered);
     std::lock_guard lock(intern_mu_);
     nodes_filtered_ += filtered;
   });
   parallel_ = false;
+}
+
+void Placement::RefreshStale(TaskIndex task, ClassVerdicts& verdicts, std::int32_t begin,
+                             std::int32_t end, std::int64_t& filtered) {
+  const std::uint64_t* const versions = session_.node_versions().data();
+  std::vector<NodeIndex> stale;
+  stale.reserve(static_cast<std::size_t>(end - begin));
+  for (std::int32_t i = begin; i < end; ++i) {
+    const auto ni = static_cast<std::size_t>(i);
+    if (verdicts.version[ni] != versions[ni] + 1) {
+      verdicts.version[ni] = versions[ni] + 1;
+      stale.emplace_back(i);
+    }
+  }
+  std::vector<double> scores;
+  EvaluateNodes(task, stale, scores, verdicts.result.data(), filtered);
+  for (std::size_t i = 0; i < stale.size(); ++i) {
+    verdicts.result[stale[i].pos()] = kFit;
+    verdicts.score[stale[i].pos()] = scores[i];
+  }
 }
 
 void Placement::EvaluateAll(TaskIndex task, std::int32_t* result, double* score) {
@@ -426,23 +432,8 @@ std::optional<NodeIndex> Placement::PickNode(TaskIndex task, PlacementFailure* f
       if (pool_ != nullptr && nodes >= kParallelNodes) {
         RefreshAll(task, *verdicts);
       } else {
-        const std::uint64_t* const versions = session_.node_versions().data();
-        std::vector<NodeIndex> stale;
-        stale.reserve(static_cast<std::size_t>(nodes));
-        for (std::int32_t i = 0; i < nodes; ++i) {
-          const auto ni = static_cast<std::size_t>(i);
-          if (verdicts->version[ni] != versions[ni] + 1) {
-            verdicts->version[ni] = versions[ni] + 1;
-            stale.emplace_back(i);
-          }
-        }
         PrepareConstraints(task);
-        std::vector<double> scores;
-        EvaluateNodes(task, stale, scores, verdicts->result.data(), nodes_filtered_);
-        for (std::size_t i = 0; i < stale.size(); ++i) {
-          verdicts->result[stale[i].pos()] = kFit;
-          verdicts->score[stale[i].pos()] = scores[i];
-        }
+        RefreshStale(task, *verdicts, 0, nodes, nodes_filtered_);
       }
       BuildBest(*verdicts);
       verdicts->seen = changes.size();

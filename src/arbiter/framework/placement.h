@@ -134,6 +134,9 @@ class Placement {
   void Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts, std::int64_t& filtered);
   // With the pool: every stale entry of the class, or every node for a task alone in its class.
   void RefreshAll(TaskIndex task, ClassVerdicts& verdicts);
+  // Every stale entry of nodes [begin, end) of the class, in one batch (EvaluateNodes).
+  void RefreshStale(TaskIndex task, ClassVerdicts& verdicts, std::int32_t begin, std::int32_t end,
+                    std::int64_t& filtered);
   void EvaluateAll(TaskIndex task, std::int32_t* result, double* score);
   // Filters and scores the task on `nodes` in one batch (FilterExtension::FitNodes,
   // ScoreExtension::ScoreNodes): keeps in `nodes` those it fits on, with their scores in `scores`

@@ -41,6 +41,19 @@ Pod Running(const std::string& name, const std::string& node, const std::string&
       .Build();
 }
 
+// A pod of group `group` running on `node` since `started` seconds after the epoch, stopping at
+// once when evicted (a grace period of 0).
+Pod RunningMember(const std::string& name, const std::string& group, const std::string& node,
+                  const std::string& cpu, std::int64_t started = 0) {
+  return MakePod(name)
+      .Group(group)
+      .Request("cpu", cpu)
+      .OnNode(node)
+      .StartedAt(started)
+      .GracePeriod(0)
+      .Build();
+}
+
 void AddGang(FakeCluster& cluster, const std::string& name, int pods, const std::string& cpu,
              const std::string& queue = "default") {
   cluster.Add(MakePodGroup(name).MinMember(pods).Queue(queue).Build());
@@ -443,13 +456,7 @@ TEST(Reservation, AGangThatAcceptsPreemptionIsEvictedWhole) {
   cluster.Add(Running("b", "n1", "6", "1h"));
   cluster.Add(MakePodGroup("v").MinMember(2).Label("arbiter.dev/preemptable", "true").Build());
   for (const auto& [pod, node] : {std::pair{"v-0", "n0"}, std::pair{"v-1", "n1"}}) {
-    cluster.Add(MakePod(pod)
-                    .Group("v")
-                    .Request("cpu", "2")
-                    .OnNode(node)
-                    .StartedAt(0)
-                    .GracePeriod(0)
-                    .Build());
+    cluster.Add(RunningMember(pod, "v", node, "2"));
   }
   AddGang(cluster, "g", 2, "4");
   RunUntil(cluster, 12);
@@ -478,20 +485,8 @@ TEST(Reservation, TheGangEvictsOnItsReservedNodesOnly) {
   cluster.Add(Running("a", "n0", "8", "1h"));
   cluster.Add(Running("b", "n1", "4", "1h"));
   cluster.Add(MakePodGroup("v").MinMember(1).Label("arbiter.dev/preemptable", "true").Build());
-  cluster.Add(MakePod("v-0")
-                  .Group("v")
-                  .Request("cpu", "2")
-                  .OnNode("n0")
-                  .StartedAt(0)
-                  .GracePeriod(0)
-                  .Build());
-  cluster.Add(MakePod("v-1")
-                  .Group("v")
-                  .Request("cpu", "4")
-                  .OnNode("n1")
-                  .StartedAt(5)
-                  .GracePeriod(0)
-                  .Build());
+  cluster.Add(RunningMember("v-0", "v", "n0", "2"));
+  cluster.Add(RunningMember("v-1", "v", "n1", "4", /*started=*/5));
   AddGang(cluster, "g", 2, "4");
   std::set<std::string> evicted;
   RunUntil(cluster, 9, evicted);
@@ -519,13 +514,7 @@ TEST(Reservation, AnAcceptingJobOfAMissingQueueIsNoVictim) {
                   .Queue("gone")
                   .Label("arbiter.dev/preemptable", "true")
                   .Build());
-  cluster.Add(MakePod("orphan")
-                  .Group("orphan")
-                  .Request("cpu", "2")
-                  .OnNode("n0")
-                  .StartedAt(0)
-                  .GracePeriod(0)
-                  .Build());
+  cluster.Add(RunningMember("orphan", "orphan", "n0", "2"));
   AddGang(cluster, "g", 2, "4");
   RunUntil(cluster, 12);
   const auto& reservation = cluster.group("default/g").status.reservation;
@@ -549,8 +538,7 @@ TEST(Reservation, TheEvictionNeverPushesAnotherQueueBelowItsShare) {
   AddRunningIn(cluster, "b", "q1", "n1", "8", "1h");
   cluster.Add(
       MakePodGroup("p").MinMember(1).Queue("q2").Label("arbiter.dev/preemptable", "true").Build());
-  cluster.Add(
-      MakePod("p").Group("p").Request("cpu", "2").OnNode("n0").StartedAt(0).GracePeriod(0).Build());
+  cluster.Add(RunningMember("p", "p", "n0", "2"));
   AddGang(cluster, "g", 2, "4", "q1");
   std::set<std::string> evicted;
   RunUntil(cluster, 30, evicted);
