@@ -132,17 +132,24 @@ class Placement {
   ClassVerdicts* VerdictsFor(TaskIndex task);
   void Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts);
   void Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts, std::int64_t& filtered);
-  // With the pool: every stale entry of the class, or every node for a task alone in its class.
+  // With the pool: every entry of the class, or every node for a task alone in its class.
   void RefreshAll(TaskIndex task, ClassVerdicts& verdicts);
-  // Every stale entry of nodes [begin, end) of the class, in one batch (EvaluateNodes).
-  void RefreshStale(TaskIndex task, ClassVerdicts& verdicts, std::int32_t begin, std::int32_t end,
+  // Every entry of nodes [begin, end) of the class, in one batch (EvaluateRange), made current.
+  void RefreshRange(TaskIndex task, ClassVerdicts& verdicts, std::int32_t begin, std::int32_t end,
                     std::int64_t& filtered);
-  void EvaluateAll(TaskIndex task, std::int32_t* result, double* score);
-  // Filters and scores the task on `nodes` in one batch (FilterExtension::FitNodes,
-  // ScoreExtension::ScoreNodes): keeps in `nodes` those it fits on, with their scores in `scores`
-  // (same positions), and writes each refused node's interned result to result[n].
-  void EvaluateNodes(TaskIndex task, std::vector<NodeIndex>& nodes, std::vector<double>& scores,
-                     std::int32_t* result, std::int64_t& filtered);
+  std::int32_t EvaluateAll(TaskIndex task, std::int32_t* result, double* score);
+  // Filters and scores the task on nodes [begin, end) in one batch (FilterExtension::FitRange,
+  // ScoreExtension::ScoreRange): result[n] the node's interned refusal or kFit, and score[n] its
+  // score where kFit (what is written elsewhere is never read). Returns the node the scan in node
+  // order picks (the first of the highest scores above -inf among those that fit), or -1.
+  std::int32_t EvaluateRange(TaskIndex task, std::int32_t begin, std::int32_t end,
+                             std::int32_t* result, double* score, std::int64_t& filtered);
+  // Copies a block's cached constraint verdicts, each node in play where it is kFit. Whether any
+  // was kUnknown (to be computed).
+  static bool CopyConstraints(const std::int32_t* __restrict cached, std::size_t count,
+                              std::int32_t* __restrict result, std::uint8_t* __restrict in_play);
+  // Nodes evaluated at a time in EvaluateRange.
+  static constexpr std::int32_t kBlock = 512;
   // Makes the task's constraint cache before threads write into it.
   void PrepareConstraints(TaskIndex task);
   static constexpr std::int32_t kParallelGrain = 256;

@@ -130,11 +130,12 @@ class JobEnqueueExtension {
 //     (selectors, affinity, taints, the node's state); the session caches it per placement class
 //     and node for the whole session;
 //   * Fit: what changes as the session places tasks (free resources, host ports).
-// FitNodes is Fit over many nodes in one call (a task alone in its class, a class's first look
-// at every node): it keeps in `nodes`, in order, those the task fits on and reports each other
-// through `refuse` with what Fit would have said. The default calls Fit per node; a plugin
-// overrides it where one pass over the nodes is cheaper than a virtual call per node, and must
-// decide exactly as Fit does.
+// FitRange is Fit over a run of nodes in one call (a task alone in its class, a class's first
+// look at every node): the nodes first, first + 1, ... (one per entry of `in_play`); for each
+// whose `in_play` entry is set and that Fit would refuse, it reports through `refuse` what Fit
+// would have said (the caller then takes the node out of play, so a later plugin does not look
+// at it). The default calls Fit per node in play; a plugin overrides it where one pass over the
+// session's columns is cheaper than a virtual call per node, and must decide exactly as Fit does.
 class FilterExtension {
  public:
   using Refuse = std::function<void(NodeIndex, FilterResult)>;
@@ -144,8 +145,8 @@ class FilterExtension {
     return FilterResult::Fit();
   }
   virtual FilterResult Fit(const Session& session, TaskIndex task, NodeIndex node) const = 0;
-  virtual void FitNodes(const Session& session, TaskIndex task, std::vector<NodeIndex>& nodes,
-                        const Refuse& refuse) const;
+  virtual void FitRange(const Session& session, TaskIndex task, NodeIndex first,
+                        std::span<const std::uint8_t> in_play, const Refuse& refuse) const;
 };
 
 // A plugin whose filter or score depends on more than a task's request, placement constraints
@@ -197,15 +198,17 @@ class LocalityExtension {
                                                 NodeIndex node) const = 0;
 };
 
-// Higher is better; each plugin applies its own configured weights. ScoreNodes adds the task's
-// score on each of `nodes` to `scores` (same positions), exactly as Score gives it; the default
-// calls Score per node, a plugin overrides it where one pass is cheaper.
+// Higher is better; each plugin applies its own configured weights. ScoreRange adds the task's
+// score on each node first + i whose in_play[i] is set to scores[i], exactly as Score gives it;
+// what it adds where in_play[i] is clear is never read, so a plugin may score the whole run when
+// that is cheaper than skipping (it must then not fail on a node the task does not fit). The
+// default calls Score per node in play; a plugin overrides it where one pass is cheaper.
 class ScoreExtension {
  public:
   virtual ~ScoreExtension() = default;
   virtual double Score(const Session& session, TaskIndex task, NodeIndex node) const = 0;
-  virtual void ScoreNodes(const Session& session, TaskIndex task, std::span<const NodeIndex> nodes,
-                          std::span<double> scores) const;
+  virtual void ScoreRange(const Session& session, TaskIndex task, NodeIndex first,
+                          std::span<const std::uint8_t> in_play, std::span<double> scores) const;
 };
 
 // Queue limits (the proportion plugin): whether a queue may start another job this session, and

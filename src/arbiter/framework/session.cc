@@ -508,6 +508,7 @@ void Session::RetakeHold(TaskIndex t, const ResourceVector& amount) {
 
 void Session::SyncColumns() {
   free_columns_.assign(snapshot_.resources.size() * free_.size(), 0);
+  free_doubles_.assign(free_columns_.size(), 0.0);
   for (std::size_t n = 0; n < free_.size(); ++n) SyncColumns(n);
 }
 
@@ -516,7 +517,9 @@ void Session::SyncColumns(std::size_t node) {
   const std::span<const std::int64_t> amounts = free_[node].amounts();
   const std::size_t known = snapshot_.resources.size();
   for (std::size_t r = 0; r < known; ++r) {
-    free_columns_[r * nodes + node] = r < amounts.size() ? amounts[r] : 0;
+    const std::int64_t free = r < amounts.size() ? amounts[r] : 0;
+    free_columns_[r * nodes + node] = free;
+    free_doubles_[r * nodes + node] = static_cast<double>(free);
   }
 }
 

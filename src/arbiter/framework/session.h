@@ -70,6 +70,11 @@ class Session {
   const std::int64_t* free_column(ResourceId r) const {
     return free_columns_.data() + static_cast<std::size_t>(r) * free_.size();
   }
+  // The same as doubles (static_cast<double> of each entry), for scores computed in doubles over
+  // many nodes at once (the machine has no vector conversion from int64).
+  const double* free_column_as_double(ResourceId r) const {
+    return free_doubles_.data() + static_cast<std::size_t>(r) * free_.size();
+  }
   // Incremented whenever anything is placed on or removed from the node: lets plugins cache.
   std::uint64_t node_version(NodeIndex n) const { return node_version_[n.pos()]; }
   PodGroupPhase job_phase(JobIndex j) const { return job_phase_[j.pos()]; }
@@ -237,7 +242,7 @@ class Session {
     node_changes_.push_back(NodeIndex::Of(node));
     SyncColumns(node);
   }
-  // free_columns_ from free_, for one node or for all.
+  // free_columns_ and free_doubles_ from free_, for one node or for all.
   void SyncColumns(std::size_t node);
   void SyncColumns();
   // CHECKs that no plugin asks for verdicts while plugins are being opened.
@@ -253,6 +258,7 @@ class Session {
   std::vector<std::uint64_t> node_version_;
   std::vector<NodeIndex> node_changes_;
   std::vector<std::int64_t> free_columns_;  // resource-major: [r * nodes + n]
+  std::vector<double> free_doubles_;        // free_columns_ as doubles
   std::vector<PodGroupPhase> job_phase_;
   std::vector<ResourceVector> queue_reserved_;
   ResourceVector total_reserved_;

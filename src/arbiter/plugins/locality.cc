@@ -257,11 +257,12 @@ double LocalityPlugin::Score(const Session& session, TaskIndex task, NodeIndex n
   return 0;
 }
 
-void LocalityPlugin::ScoreNodes(const Session& session, TaskIndex task,
-                                std::span<const NodeIndex> nodes, std::span<double> scores) const {
+void LocalityPlugin::ScoreRange(const Session& session, TaskIndex task, NodeIndex first,
+                                std::span<const std::uint8_t> in_play,
+                                std::span<double> scores) const {
   // A job naming no data scores 0 everywhere: nothing to add.
   if (DataOf(session.task(task).job) == nullptr) return;
-  for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] += Score(session, task, nodes[i]);
+  ScoreExtension::ScoreRange(session, task, first, in_play, scores);
 }
 
 FilterResult LocalityPlugin::NodeConstraint(const Session& session, TaskIndex task,

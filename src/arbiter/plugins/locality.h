@@ -67,15 +67,16 @@ class LocalityPlugin final : public Plugin,
   std::string_view Name() const override { return kName; }
   void OnSessionOpen(const Session& session) override;
   double Score(const Session& session, TaskIndex task, NodeIndex node) const override;
-  void ScoreNodes(const Session& session, TaskIndex task, std::span<const NodeIndex> nodes,
-                  std::span<double> scores) const override;
+  void ScoreRange(const Session& session, TaskIndex task, NodeIndex first,
+                  std::span<const std::uint8_t> in_play, std::span<double> scores) const override;
   FilterResult NodeConstraint(const Session& session, TaskIndex task,
                               NodeIndex node) const override;
   FilterResult Fit(const Session& /*session*/, TaskIndex /*task*/,
                    NodeIndex /*node*/) const override {
     return FilterResult::Fit();
   }
-  void FitNodes(const Session& /*session*/, TaskIndex /*task*/, std::vector<NodeIndex>& /*nodes*/,
+  void FitRange(const Session& /*session*/, TaskIndex /*task*/, NodeIndex /*first*/,
+                std::span<const std::uint8_t> /*in_play*/,
                 const Refuse& /*refuse*/) const override {}
   std::uint64_t ClassKey(const Session& session, TaskIndex task) const override;
   std::optional<LocalityLevel> Locality(const Session& session, TaskIndex task,

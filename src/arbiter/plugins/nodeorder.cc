@@ -24,7 +24,7 @@ StatusOr<std::unique_ptr<Plugin>> NodeOrderPlugin::Create(const YAML::Node& args
 
 namespace {
 
-// One node's score from its cpu and memory (index 0 and 1) as doubles; Score and ScoreNodes share
+// One node's score from its cpu and memory (index 0 and 1) as doubles; Score and ScoreRange share
 // it so that both give the very same doubles.
 inline double ScoreOn(const NodeOrderWeights& weights, const double* total, const double* free,
                       const double* request) {
@@ -63,9 +63,14 @@ inline void CpuMemory(const ResourceVector& v, double* out) {
 }  // namespace
 
 void NodeOrderPlugin::OnSessionOpen(const Session& session) {
-  allocatable_.resize(2 * static_cast<std::size_t>(session.node_count()));
+  const auto nodes = static_cast<std::size_t>(session.node_count());
+  allocatable_cpu_.resize(nodes);
+  allocatable_memory_.resize(nodes);
   for (NodeIndex n : NodeIndex::Range(session.node_count())) {
-    CpuMemory(session.node(n).allocatable, &allocatable_[2 * n.pos()]);
+    double total[2];
+    CpuMemory(session.node(n).allocatable, total);
+    allocatable_cpu_[n.pos()] = total[0];
+    allocatable_memory_[n.pos()] = total[1];
   }
 }
 
@@ -88,14 +93,30 @@ using Lanes = double __attribute__((vector_size(32)));
 // selects instead of branches, so the very same doubles (a lane whose total is 0 divides by it,
 // and the select drops what that gave).
 [[gnu::target_clones("avx2", "default")]] void ScoreLanes(
-    const NodeOrderWeights& weights, std::size_t count, const double* total_cpu,
-    const double* total_memory, const double* free_cpu, const double* free_memory,
-    const double* request, double* scores) {
+    const NodeOrderWeights& weights, std::size_t count, const double* __restrict total_cpu,
+    const double* __restrict total_memory, const double* __restrict free_cpu,
+    const double* __restrict free_memory, const double* __restrict request,
+    double* __restrict scores) {
   constexpr std::size_t kLanes = sizeof(Lanes) / sizeof(double);
-  const Lanes zero = {0, 0, 0, 0};
+  const Lanes zero = {};
   const Lanes one = zero + 1;
   const Lanes hundred = zero + 100;
   const Lanes half = zero + 0.5;
+  const Lanes least_weight = zero + weights.least_allocated;
+  const Lanes most_weight = zero + weights.most_allocated;
+  const Lanes balanced_weight = zero + weights.balanced;
+  const Lanes asked_cpu = zero + request[0];
+  const Lanes asked_memory = zero + request[1];
+  // One resource's part: its fraction in use once placed, added to least and most when the node
+  // has some of it (written out per resource so that everything stays in registers).
+  const auto part = [&](Lanes total, Lanes free, Lanes asked, Lanes& least, Lanes& most) {
+    const auto counts = total > zero;
+    const Lanes x = (total - free + asked) / total;
+    const Lanes f = x < zero ? zero : (one < x ? one : x);  // std::clamp(x, 0, 1)
+    least = counts ? least + (one - f) * hundred : least;
+    most = counts ? most + f * hundred : most;
+    return f;
+  };
   std::size_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
     Lanes total[2];
@@ -107,23 +128,15 @@ using Lanes = double __attribute__((vector_size(32)));
     Lanes fraction[2];
     Lanes least = zero;
     Lanes most = zero;
-    for (int r = 0; r < 2; ++r) {
-      const auto counts = total[r] > zero;
-      const Lanes x = (total[r] - free[r] + request[r]) / total[r];
-      const Lanes f = x < zero ? zero : (one < x ? one : x);  // std::clamp(x, 0, 1)
-      fraction[r] = f;
-      least = counts ? least + (one - f) * hundred : least;
-      most = counts ? most + f * hundred : most;
-    }
+    fraction[0] = part(total[0], free[0], asked_cpu, least, most);
+    fraction[1] = part(total[1], free[1], asked_memory, least, most);
     const auto both = (total[0] > zero) & (total[1] > zero);
     const auto none = (total[0] <= zero) & (total[1] <= zero);
     least = both ? least * half : least;
     most = both ? most * half : most;
     const Lanes diff = fraction[0] - fraction[1];
     const Lanes balanced = both ? (one - (diff < zero ? -diff : diff)) * hundred : hundred;
-    const Lanes score = (zero + weights.least_allocated) * least +
-                        (zero + weights.most_allocated) * most +
-                        (zero + weights.balanced) * balanced;
+    const Lanes score = least_weight * least + most_weight * most + balanced_weight * balanced;
     Lanes sum;
     std::memcpy(&sum, scores + i, sizeof(Lanes));
     sum += none ? zero : score;
@@ -138,28 +151,20 @@ using Lanes = double __attribute__((vector_size(32)));
 
 }  // namespace
 
-void NodeOrderPlugin::ScoreNodes(const Session& session, TaskIndex task,
-                                 std::span<const NodeIndex> nodes, std::span<double> scores) const {
+void NodeOrderPlugin::ScoreRange(const Session& session, TaskIndex task, NodeIndex first,
+                                 std::span<const std::uint8_t> in_play,
+                                 std::span<double> scores) const {
+  if (first.pos() + scores.size() > allocatable_cpu_.size()) {  // not of the session opened
+    ScoreExtension::ScoreRange(session, task, first, in_play, scores);
+    return;
+  }
   double request[2];
   CpuMemory(session.task(task).request, request);
-  // Gathered side by side first, then scored several nodes per instruction.
-  const std::size_t count = nodes.size();
-  const auto columns = std::make_unique_for_overwrite<double[]>(4 * count);
-  double* const total_cpu = columns.get();
-  double* const total_memory = total_cpu + count;
-  double* const free_cpu = total_memory + count;
-  double* const free_memory = free_cpu + count;
-  const std::int64_t* const cpu = session.free_column(kCpuId);
-  const std::int64_t* const memory = session.free_column(kMemoryId);
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t n = nodes[i].pos();
-    total_cpu[i] = allocatable_[2 * n];
-    total_memory[i] = allocatable_[2 * n + 1];
-    free_cpu[i] = static_cast<double>(cpu[n]);
-    free_memory[i] = static_cast<double>(memory[n]);
-  }
-  ScoreLanes(weights_, count, total_cpu, total_memory, free_cpu, free_memory, request,
-             scores.data());
+  // Every node of the run, in play or not, straight from the columns, several per instruction.
+  const std::size_t b = first.pos();
+  ScoreLanes(weights_, scores.size(), allocatable_cpu_.data() + b, allocatable_memory_.data() + b,
+             session.free_column_as_double(kCpuId) + b,
+             session.free_column_as_double(kMemoryId) + b, request, scores.data());
 }
 
 }  // namespace arbiter

@@ -33,13 +33,14 @@ class NodeOrderPlugin final : public Plugin, public ScoreExtension {
   std::string_view Name() const override { return kName; }
   void OnSessionOpen(const Session& session) override;
   double Score(const Session& session, TaskIndex task, NodeIndex node) const override;
-  void ScoreNodes(const Session& session, TaskIndex task, std::span<const NodeIndex> nodes,
-                  std::span<double> scores) const override;
+  void ScoreRange(const Session& session, TaskIndex task, NodeIndex first,
+                  std::span<const std::uint8_t> in_play, std::span<double> scores) const override;
 
  private:
   NodeOrderWeights weights_;
-  // Per node, this session: allocatable cpu and memory as doubles, side by side (ScoreNodes).
-  std::vector<double> allocatable_;
+  // Per node, this session: allocatable cpu and memory as doubles, each a column (ScoreRange).
+  std::vector<double> allocatable_cpu_;
+  std::vector<double> allocatable_memory_;
 };
 
 }  // namespace arbiter

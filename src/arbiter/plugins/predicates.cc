@@ -1,5 +1,7 @@
 #include "arbiter/plugins/predicates.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -58,34 +60,61 @@ FilterResult PredicatesPlugin::Fit(const Session& session, TaskIndex task, NodeI
   return FilterResult::Fit();
 }
 
-void PredicatesPlugin::FitNodes(const Session& session, TaskIndex task,
-                                std::vector<NodeIndex>& nodes, const Refuse& refuse) const {
+namespace {
+
+// shortage[i] set (all ones) where column[i] < want: one resource over a run of nodes, several
+// nodes per instruction (runtime dispatch: one binary everywhere). Marks as wide as the column's
+// entries, so that the compare needs no narrowing.
+[[gnu::target_clones("avx2", "default")]] void MarkShort(const std::int64_t* __restrict column,
+                                                         std::int64_t want, std::size_t count,
+                                                         std::int64_t* __restrict shortage) {
+  for (std::size_t i = 0; i < count; ++i) shortage[i] |= column[i] < want ? -1 : 0;
+}
+
+// Runs of at most this many nodes at a time: the shortage marks stay on the stack.
+constexpr std::size_t kRun = 512;
+
+bool AnySet(const std::int64_t* marks, std::size_t count) {
+  std::int64_t any = 0;
+  for (std::size_t i = 0; i < count; ++i) any |= marks[i];
+  return any != 0;
+}
+
+}  // namespace
+
+void PredicatesPlugin::FitRange(const Session& session, TaskIndex task, NodeIndex first,
+                                std::span<const std::uint8_t> in_play, const Refuse& refuse) const {
   const TaskInfo& info = session.task(task);
-  // FirstShortfall over the session's free columns: the first resource, in id order, of which
-  // the node has less free than the pod asks.
   const std::span<const std::int64_t> want = info.request.amounts();
   if (want.size() > session.snapshot().resources.size()) {  // not of this snapshot: one by one
-    FilterExtension::FitNodes(session, task, nodes, refuse);
+    FilterExtension::FitRange(session, task, first, in_play, refuse);
     return;
   }
-  std::vector<const std::int64_t*> free(want.size());
-  for (std::size_t r = 0; r < want.size(); ++r) {
-    free[r] = session.free_column(static_cast<ResourceId>(r));
-  }
+  // Whether each node lacks any resource, over the session's free columns; then, for the nodes
+  // that do, which resource comes first in id order (FirstShortfall's answer).
   const bool ports = !info.host_ports.empty();
-  std::size_t kept = 0;
-  for (NodeIndex n : nodes) {
-    std::size_t r = 0;
-    while (r < want.size() && want[r] <= free[r][n.pos()]) ++r;
-    if (r < want.size()) {
-      refuse(n, Short(session, static_cast<ResourceId>(r)));
-    } else if (ports && HostPortsConflict(info.host_ports, session.node_ports(n))) {
-      refuse(n, PortsTaken());
-    } else {
-      nodes[kept++] = n;
+  std::array<std::int64_t, kRun> shortage;
+  for (std::size_t run = 0; run < in_play.size(); run += kRun) {
+    const std::size_t count = std::min(kRun, in_play.size() - run);
+    const std::size_t base = first.pos() + run;
+    std::fill_n(shortage.begin(), count, 0);
+    for (std::size_t r = 0; r < want.size(); ++r) {
+      MarkShort(session.free_column(static_cast<ResourceId>(r)) + base, want[r], count,
+                shortage.data());
+    }
+    if (!ports && !AnySet(shortage.data(), count)) continue;  // the common case: all fit
+    for (std::size_t i = 0; i < count; ++i) {
+      if (in_play[run + i] == 0) continue;
+      const NodeIndex n = NodeIndex::Of(base + i);
+      if (shortage[i] != 0) {
+        std::size_t r = 0;
+        while (want[r] <= session.free_column(static_cast<ResourceId>(r))[n.pos()]) ++r;
+        refuse(n, Short(session, static_cast<ResourceId>(r)));
+      } else if (ports && HostPortsConflict(info.host_ports, session.node_ports(n))) {
+        refuse(n, PortsTaken());
+      }
     }
   }
-  nodes.resize(kept);
 }
 
 }  // namespace arbiter

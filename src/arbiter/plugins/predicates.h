@@ -31,8 +31,8 @@ class PredicatesPlugin final : public Plugin, public FilterExtension {
   FilterResult NodeConstraint(const Session& session, TaskIndex task,
                               NodeIndex node) const override;
   FilterResult Fit(const Session& session, TaskIndex task, NodeIndex node) const override;
-  void FitNodes(const Session& session, TaskIndex task, std::vector<NodeIndex>& nodes,
-                const Refuse& refuse) const override;
+  void FitRange(const Session& session, TaskIndex task, NodeIndex first,
+                std::span<const std::uint8_t> in_play, const Refuse& refuse) const override;
 };
 
 }  // namespace arbiter

@@ -132,9 +132,16 @@ double StragglerPlugin::Score(const Session& /*session*/, TaskIndex /*task*/,
   return node.pos() < score_.size() ? score_[node.pos()] : ScoreOf(1.0);
 }
 
-void StragglerPlugin::ScoreNodes(const Session& session, TaskIndex task,
-                                 std::span<const NodeIndex> nodes, std::span<double> scores) const {
-  for (std::size_t i = 0; i < nodes.size(); ++i) scores[i] += Score(session, task, nodes[i]);
+void StragglerPlugin::ScoreRange(const Session& session, TaskIndex task, NodeIndex first,
+                                 std::span<const std::uint8_t> in_play,
+                                 std::span<double> scores) const {
+  if (first.pos() + scores.size() > score_.size()) {  // not of the session opened: node by node
+    ScoreExtension::ScoreRange(session, task, first, in_play, scores);
+    return;
+  }
+  // Every node of the run, in play or not: one pass with no branch.
+  const double* const score = score_.data() + first.pos();
+  for (std::size_t i = 0; i < scores.size(); ++i) scores[i] += score[i];
 }
 
 }  // namespace arbiter

@@ -60,8 +60,8 @@ class StragglerPlugin final : public Plugin, public ScoreExtension {
   std::string_view Name() const override { return kName; }
   void OnSessionOpen(const Session& session) override;
   double Score(const Session& session, TaskIndex task, NodeIndex node) const override;
-  void ScoreNodes(const Session& session, TaskIndex task, std::span<const NodeIndex> nodes,
-                  std::span<double> scores) const override;
+  void ScoreRange(const Session& session, TaskIndex task, NodeIndex first,
+                  std::span<const std::uint8_t> in_play, std::span<double> scores) const override;
 
   // The node's slowness this session (1: as fast as its peers, or not observed).
   double Slowness(NodeIndex node) const;
