@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "arbiter/base/check.h"
 #include "arbiter/framework/session.h"
 #include "arbiter/model/placement_rules.h"
 
@@ -177,10 +178,12 @@ Placement::ClassVerdicts* Placement::VerdictsFor(TaskIndex task) {
     verdicts.version = std::move(spare_.version);
     verdicts.score = std::move(spare_.score);
     verdicts.result = std::move(spare_.result);
+    verdicts.block_best = std::move(spare_.block_best);
     verdicts.best = std::move(spare_.best);
     verdicts.version.assign(nodes, 0);
     verdicts.score.resize(nodes);
     verdicts.result.resize(nodes);
+    verdicts.block_best.resize((nodes + kBestBlock - 1) / kBestBlock);
   }
   return &verdicts;
 }
@@ -258,16 +261,25 @@ void Placement::PrepareConstraints(TaskIndex task) {
   if (verdicts.empty()) verdicts.assign(static_cast<std::size_t>(session_.node_count()), kUnknown);
 }
 
-void Placement::RefreshAll(TaskIndex task, ClassVerdicts& verdicts) {
-  PrepareConstraints(task);
+void Placement::ParallelOverBlocks(
+    const std::function<void(std::int32_t, std::int32_t, std::int64_t&)>& body) {
+  const std::int32_t nodes = session_.node_count();
+  const std::int32_t blocks = (nodes + kBestBlock - 1) / kBestBlock;
   parallel_ = true;
-  pool_->ParallelFor(session_.node_count(), kParallelGrain, [&](std::int32_t b, std::int32_t e) {
+  pool_->ParallelFor(blocks, kParallelGrain / kBestBlock, [&](std::int32_t b, std::int32_t e) {
     std::int64_t filtered = 0;
-    RefreshRange(task, verdicts, b, e, filtered);
+    body(b * kBestBlock, std::min(e * kBestBlock, nodes), filtered);
     std::lock_guard lock(intern_mu_);
     nodes_filtered_ += filtered;
   });
   parallel_ = false;
+}
+
+void Placement::RefreshAll(TaskIndex task, ClassVerdicts& verdicts) {
+  PrepareConstraints(task);
+  ParallelOverBlocks([&](std::int32_t b, std::int32_t e, std::int64_t& filtered) {
+    RefreshRange(task, verdicts, b, e, filtered);
+  });
 }
 
 void Placement::RefreshRange(TaskIndex task, ClassVerdicts& verdicts, std::int32_t begin,
@@ -276,23 +288,20 @@ void Placement::RefreshRange(TaskIndex task, ClassVerdicts& verdicts, std::int32
   for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i) {
     verdicts.version[i] = versions[i] + 1;
   }
-  EvaluateRange(task, begin, end, verdicts.result.data(), verdicts.score.data(), filtered);
+  EvaluateRange(task, begin, end, verdicts.result.data(), verdicts.score.data(), filtered,
+                verdicts.block_best.data());
 }
 
 std::int32_t Placement::EvaluateAll(TaskIndex task, std::int32_t* result, double* score) {
   PrepareConstraints(task);
-  // Each chunk's best, then the best of those in chunk order: the scan's choice.
+  // Each range's best (at the index of its first block), then the best of those in node order:
+  // the scan's choice.
   std::vector<std::int32_t> bests(
-      (static_cast<std::size_t>(session_.node_count()) + kParallelGrain - 1) / kParallelGrain);
-  parallel_ = true;
-  pool_->ParallelFor(session_.node_count(), kParallelGrain, [&](std::int32_t b, std::int32_t e) {
-    std::int64_t filtered = 0;
-    bests[static_cast<std::size_t>(b / kParallelGrain)] =
+      (static_cast<std::size_t>(session_.node_count()) + kBestBlock - 1) / kBestBlock, -1);
+  ParallelOverBlocks([&](std::int32_t b, std::int32_t e, std::int64_t& filtered) {
+    bests[static_cast<std::size_t>(b / kBestBlock)] =
         EvaluateRange(task, b, e, result, score, filtered);
-    std::lock_guard lock(intern_mu_);
-    nodes_filtered_ += filtered;
   });
-  parallel_ = false;
   std::int32_t best = -1;
   for (std::int32_t b : bests) {
     if (b >= 0 && (best < 0 || score[b] > score[best])) best = b;
@@ -306,49 +315,59 @@ namespace {
 using Lanes = double __attribute__((vector_size(32)));
 using Indexes = std::int64_t __attribute__((vector_size(32)));
 
-// The scan in node order over a block (its first node `first`): the first node in play whose
-// score beats every one before it. Found as the first node holding the block's highest score in
-// play (the same node: a NaN never beats anything, nor does -inf beat the scan's start), the
-// maximum taken several nodes per instruction. Scores of nodes not in play become -inf.
-[[gnu::target_clones("avx2", "default")]] void ScanBest(const std::uint8_t* __restrict in_play,
-                                                        double* __restrict score, std::size_t count,
-                                                        std::int32_t first, std::int32_t& best,
-                                                        double& best_score) {
+// The first of [0, count) holding the highest score above -inf, or -1: the node the scan in node
+// order picks (a NaN never beats anything, nor -inf the scan's start). Sixteen nodes per step in
+// four independent lanes of four, so that no step waits for the one before.
+[[gnu::target_clones("avx2", "default")]] std::int32_t FirstHighest(const double* __restrict score,
+                                                                    std::size_t count) {
   const double none = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < count; ++i) score[i] = in_play[i] != 0 ? score[i] : none;
   constexpr std::size_t kLanes = sizeof(Lanes) / sizeof(double);
-  // Per lane, its highest score and where it first was (so, among lanes of equal highest, the
-  // lowest index is the block's first).
-  Lanes top = {none, none, none, none};
-  Indexes where = {0, 1, 2, 3};
-  Indexes at_lane = where;
-  const Indexes step = {kLanes, kLanes, kLanes, kLanes};
-  std::size_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) {
-    Lanes v;
-    std::memcpy(&v, score + i, sizeof(Lanes));
-    const Indexes higher = v > top;  // a NaN lane keeps top
-    top = higher ? v : top;
-    where = higher ? at_lane : where;
-    at_lane += step;
+  constexpr std::size_t kWays = 4;
+  // Per lane, its highest score and where that first was (-1: nowhere yet).
+  Lanes top[kWays];
+  Indexes where[kWays];
+  for (std::size_t w = 0; w < kWays; ++w) {
+    top[w] = Lanes{} + none;
+    where[w] = Indexes{} - 1;
   }
+  Indexes at = {0, 1, 2, 3};
+  std::size_t i = 0;
+  for (; i + kWays * kLanes <= count; i += kWays * kLanes) {
+    for (std::size_t w = 0; w < kWays; ++w) {
+      Lanes v;
+      std::memcpy(&v, score + i + w * kLanes, sizeof(Lanes));
+      const Indexes higher = v > top[w];  // false for a NaN
+      top[w] = higher ? v : top[w];
+      where[w] = higher ? at + static_cast<std::int64_t>(w * kLanes) : where[w];
+    }
+    at += static_cast<std::int64_t>(kWays * kLanes);
+  }
+  // Of lanes of equal highest, the lowest index is the first.
   double highest = none;
-  std::size_t at = 0;
-  for (std::size_t l = 0; l < kLanes; ++l) {
-    if (top[l] > highest || (top[l] == highest && static_cast<std::size_t>(where[l]) < at)) {
-      highest = top[l];
-      at = static_cast<std::size_t>(where[l]);
+  std::int64_t first = -1;
+  for (std::size_t w = 0; w < kWays; ++w) {
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      if (where[w][l] < 0) continue;
+      if (top[w][l] > highest || (top[w][l] == highest && where[w][l] < first)) {
+        highest = top[w][l];
+        first = where[w][l];
+      }
     }
   }
   for (; i < count; ++i) {
     if (score[i] > highest) {
       highest = score[i];
-      at = i;
+      first = static_cast<std::int64_t>(i);
     }
   }
-  if (!(highest > best_score)) return;
-  best = first + static_cast<std::int32_t>(at);
-  best_score = highest;
+  return static_cast<std::int32_t>(first);
+}
+
+// Scores of nodes not in play become -inf: never the best.
+void ScoreOutOfPlay(const std::uint8_t* __restrict in_play, double* __restrict score,
+                    std::size_t count) {
+  const double none = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < count; ++i) score[i] = in_play[i] != 0 ? score[i] : none;
 }
 
 }  // namespace
@@ -364,7 +383,9 @@ bool Placement::CopyConstraints(const std::int32_t* __restrict cached, std::size
 }
 
 std::int32_t Placement::EvaluateRange(TaskIndex task, std::int32_t begin, std::int32_t end,
-                                      std::int32_t* result, double* score, std::int64_t& filtered) {
+                                      std::int32_t* result, double* score, std::int64_t& filtered,
+                                      std::int32_t* block_best) {
+  ARBITER_DCHECK(block_best == nullptr || begin % kBestBlock == 0);
   filtered += end - begin;
   const std::int32_t cls = task_constraint_class_[task.pos()];
   const std::int32_t* cached = nullptr;
@@ -406,7 +427,18 @@ std::int32_t Placement::EvaluateRange(TaskIndex task, std::int32_t begin, std::i
       for (const ScoreExtension* p : tier)
         p->ScoreRange(session_, task, NodeIndex(b), play, scores);
     }
-    ScanBest(in_play.data(), block_score, count, b, best, best_score);
+    // The best of each run of kBestBlock nodes, then of the range: the scan's choice.
+    ScoreOutOfPlay(in_play.data(), block_score, count);
+    for (std::size_t run = 0; run < count; run += kBestBlock) {
+      const std::int32_t local =
+          FirstHighest(block_score + run, std::min<std::size_t>(kBestBlock, count - run));
+      const std::int32_t node = local < 0 ? -1 : b + static_cast<std::int32_t>(run) + local;
+      if (block_best != nullptr) block_best[(first + run) / kBestBlock] = node;
+      if (node >= 0 && score[node] > best_score) {
+        best = node;
+        best_score = score[node];
+      }
+    }
   }
   return best;
 }
@@ -420,6 +452,8 @@ void Placement::Refresh(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts,
   const auto ni = node.pos();
   ++filtered;
   verdicts.version[ni] = session_.node_version(node) + 1;
+  // A refused node scores -inf, so that a scan of scores alone passes it over.
+  verdicts.score[ni] = -std::numeric_limits<double>::infinity();
   if (const std::int32_t v = NodeConstraint(task, node); v != kFit) {
     verdicts.result[ni] = v;
     return;
@@ -544,13 +578,8 @@ namespace {
 
 constexpr std::int32_t kNone = -1;
 
-// The better of two tournament entries (node indexes, kNone for no node) by their scores.
-// Whether the scan in node order could pick the node: it fits, and its score beats the scan's
-// starting -inf (so no NaN either).
-inline bool Eligible(bool fits, double score) {
-  return fits && score > -std::numeric_limits<double>::infinity();
-}
-
+// The better of two tournament entries (node indexes, kNone for no node) by their scores: the
+// higher, ties to the lower index.
 inline std::int32_t Better(std::int32_t a, std::int32_t b, const double* score) {
   if (a < 0) return b;
   if (b < 0) return a;
@@ -563,17 +592,14 @@ inline std::int32_t Better(std::int32_t a, std::int32_t b, const double* score) 
 }  // namespace
 
 void Placement::BuildBest(ClassVerdicts& verdicts) {
-  const std::size_t nodes = verdicts.result.size();
+  const std::size_t blocks = verdicts.block_best.size();
   // Every entry from 1 on is written below (entry 0 is unused).
-  verdicts.best.resize(std::max<std::size_t>(2 * nodes, 2));
+  verdicts.best.resize(std::max<std::size_t>(2 * blocks, 2));
   verdicts.best[1] = kNone;
-  for (std::size_t i = 0; i < nodes; ++i) {
-    verdicts.best[nodes + i] = Eligible(verdicts.result[i] == kFit, verdicts.score[i])
-                                   ? static_cast<std::int32_t>(i)
-                                   : kNone;
-  }
+  std::copy(verdicts.block_best.begin(), verdicts.block_best.end(),
+            verdicts.best.begin() + static_cast<std::ptrdiff_t>(blocks));
   const double* const score = verdicts.score.data();
-  for (std::size_t i = nodes; i-- > 1;) {
+  for (std::size_t i = blocks; i-- > 1;) {
     verdicts.best[i] = Better(verdicts.best[2 * i], verdicts.best[2 * i + 1], score);
   }
 }
@@ -581,10 +607,15 @@ void Placement::BuildBest(ClassVerdicts& verdicts) {
 void Placement::UpdateBest(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts) {
   const std::size_t ni = node.pos();
   if (verdicts.version[ni] != session_.node_version(node) + 1) Refresh(task, node, verdicts);
-  const std::size_t nodes = verdicts.result.size();
-  std::size_t i = nodes + ni;
-  verdicts.best[i] =
-      Eligible(verdicts.result[ni] == kFit, verdicts.score[ni]) ? node.value() : kNone;
+  // The node's block scanned again (a refused node scores -inf), then the block's path.
+  const std::size_t block = ni / kBestBlock;
+  const std::size_t from = block * kBestBlock;
+  const std::int32_t local =
+      FirstHighest(verdicts.score.data() + from,
+                   std::min<std::size_t>(kBestBlock, verdicts.score.size() - from));
+  verdicts.block_best[block] = local < 0 ? kNone : static_cast<std::int32_t>(from) + local;
+  std::size_t i = verdicts.block_best.size() + block;
+  verdicts.best[i] = verdicts.block_best[block];
   const double* const score = verdicts.score.data();
   for (i /= 2; i >= 1; i /= 2) {
     verdicts.best[i] = Better(verdicts.best[2 * i], verdicts.best[2 * i + 1], score);

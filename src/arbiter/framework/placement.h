@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -111,12 +112,16 @@ class Placement {
     std::vector<std::uint64_t> version;  // node version + 1 when computed; 0: never
     std::vector<double> score;           // valid when fit
     std::vector<std::int32_t> result;    // kFit, or an interned result
-    // The best node kept incrementally once every entry is current (filled): a tournament over
-    // the nodes, best[1] the winner, best[nodes + i] node i if it fits (else kNone), each inner
-    // entry the better of its two below; better: the higher score, ties to the lower index,
-    // which is the node the scan in node order would pick. Kept current from
-    // Session::node_changes() from position `seen` on, so a placement costs the nodes that
-    // changed times log(nodes) rather than a visit of every node.
+    // The best node kept incrementally once every entry is current (filled), in two levels: per
+    // block of kBestBlock nodes, the block's best (the first of its highest scores above -inf
+    // among the nodes that fit; a refused node scores -inf, so only scores are scanned), and a
+    // tournament over the blocks, best[1] the winner, best[blocks + b] block b's best, each inner
+    // entry the better of its two below (higher score, ties to the lower index). That is the
+    // node the scan in node order would pick. The blocks' bests come with the class's first
+    // look; later it is kept current from Session::node_changes() from position `seen` on: a
+    // changed node costs a scan of its block and a path of log(blocks), not a visit of every
+    // node.
+    std::vector<std::int32_t> block_best;
     std::vector<std::int32_t> best;
     std::size_t seen = 0;
     std::int32_t pending = 0;  // tasks of the class still pending
@@ -126,7 +131,8 @@ class Placement {
   std::optional<NodeIndex> PickNodeWithin(TaskIndex task, PlacementFailure* failure,
                                           const std::vector<NodeIndex>& within);
   void AssignClasses();
-  // Builds verdicts.best from current entries; refreshes node n's entry if stale and its path.
+  // Builds verdicts.best from the blocks' bests; refreshes node n's entry if stale, its block's
+  // best and its path.
   static void BuildBest(ClassVerdicts& verdicts);
   void UpdateBest(TaskIndex task, NodeIndex node, ClassVerdicts& verdicts);
   ClassVerdicts* VerdictsFor(TaskIndex task);
@@ -142,14 +148,22 @@ class Placement {
   // ScoreExtension::ScoreRange): result[n] the node's interned refusal or kFit, and score[n] its
   // score where kFit (what is written elsewhere is never read). Returns the node the scan in node
   // order picks (the first of the highest scores above -inf among those that fit), or -1.
+  // With `block_best`, also the best of each block of kBestBlock nodes (begin a multiple of it)
+  // at block_best[block], -1 for none.
   std::int32_t EvaluateRange(TaskIndex task, std::int32_t begin, std::int32_t end,
-                             std::int32_t* result, double* score, std::int64_t& filtered);
+                             std::int32_t* result, double* score, std::int64_t& filtered,
+                             std::int32_t* block_best = nullptr);
+  // `body` over ranges of whole blocks of kBestBlock nodes covering every node, on the pool.
+  void ParallelOverBlocks(
+      const std::function<void(std::int32_t, std::int32_t, std::int64_t&)>& body);
   // Copies a block's cached constraint verdicts, each node in play where it is kFit. Whether any
   // was kUnknown (to be computed).
   static bool CopyConstraints(const std::int32_t* __restrict cached, std::size_t count,
                               std::int32_t* __restrict result, std::uint8_t* __restrict in_play);
-  // Nodes evaluated at a time in EvaluateRange.
+  // Nodes evaluated at a time in EvaluateRange, and nodes per block of a class's kept best (a
+  // divisor of kBlock and of kParallelGrain).
   static constexpr std::int32_t kBlock = 512;
+  static constexpr std::int32_t kBestBlock = 64;
   // Makes the task's constraint cache before threads write into it.
   void PrepareConstraints(TaskIndex task);
   static constexpr std::int32_t kParallelGrain = 256;

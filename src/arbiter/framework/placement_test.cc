@@ -66,11 +66,11 @@ std::optional<NodeIndex> ScanPick(Session& session, TaskIndex task, FitErrors& e
 // last looked, and a pod alone in its class has every node filtered and scored in one batch per
 // plugin. Through placements, undos, evictions and restores in random order (on nodes of a few
 // sizes, so that scores tie), both pick exactly the node that filtering and scoring one node at a
-// time picks, and none, with the same reasons, when it finds none.
-TEST(Placement, TheKeptBestNodeIsTheScansChoice) {
+// time picks, and none, with the same reasons, when it finds none. On a few nodes (one block of the
+// kept best) and on more than a block of evaluation (several of the kept best, the last partial).
+void CheckKeptBestAgainstScan(int nodes, int pods, int steps) {
   ClusterCache cache{CacheOptions()};
-  constexpr int kNodes = 37;
-  for (int n = 0; n < kNodes; ++n) {
+  for (int n = 0; n < nodes; ++n) {
     cache.UpsertNode(MakeNode("n" + std::to_string(100 + n))
                          .Cpu(std::to_string(1 + n % 4))
                          .Memory(std::to_string(2 + n % 3) + "Gi")
@@ -80,10 +80,10 @@ TEST(Placement, TheKeptBestNodeIsTheScansChoice) {
     cache.UpsertPod(MakePod("run" + std::to_string(p))
                         .Request("cpu", "300m")
                         .Request("memory", "256Mi")
-                        .OnNode("n" + std::to_string(100 + p % kNodes))
+                        .OnNode("n" + std::to_string(100 + p % nodes))
                         .Build());
   }
-  for (int p = 0; p < 120; ++p) {
+  for (int p = 0; p < pods; ++p) {
     // Most pods alike (one class, its verdicts cached); every third one its own (evaluated in one
     // batch per pick); some with a host port, which only one pod per node may have.
     auto pod = MakePod("p" + std::to_string(p))
@@ -117,7 +117,7 @@ TEST(Placement, TheKeptBestNodeIsTheScansChoice) {
   };
   int picks = 0;
   int none = 0;
-  for (int step = 0; step < 600; ++step) {
+  for (int step = 0; step < steps; ++step) {
     const std::uint32_t what = random() % 10;
     if (what < 6 && !pending.empty()) {
       const TaskIndex t = pending[random() % pending.size()];
@@ -129,7 +129,7 @@ TEST(Placement, TheKeptBestNodeIsTheScansChoice) {
       ++picks;
       if (!got.has_value()) {
         ++none;
-        errors.AddNodes(kNodes);
+        errors.AddNodes(nodes);
         EXPECT_EQ(failure.errors.Message(), errors.Message()) << "step " << step;
         continue;
       }
@@ -158,6 +158,12 @@ TEST(Placement, TheKeptBestNodeIsTheScansChoice) {
   EXPECT_GT(picks, 200);
   EXPECT_GT(none, 0);
   EXPECT_LT(none, picks);
+}
+
+TEST(Placement, TheKeptBestNodeIsTheScansChoice) { CheckKeptBestAgainstScan(37, 120, 600); }
+
+TEST(Placement, TheKeptBestNodeIsTheScansChoiceOverManyBlocks) {
+  CheckKeptBestAgainstScan(700, 2400, 8000);
 }
 
 // With no node at all, identical pods are looked at again and again (each finds none): the
@@ -281,6 +287,28 @@ TEST(Placement, FilterThreadsDecideAsOneThreadDoes) {
     EXPECT_EQ(a.unschedulable[i].message, b.unschedulable[i].message);
   }
   EXPECT_EQ(a.stats.nodes_filtered, b.stats.nodes_filtered);
+}
+
+// With filter threads on a cluster large enough that each thread's share is more than one grain
+// of nodes: a pod that fits only on the last node goes there, and one that fits nowhere is found
+// none (each share's best starts as none, not as node 0).
+TEST(Placement, FilterThreadsFindTheOnlyNodeAndNoneWhereNoneFits) {
+  SchedulerConfig threaded = DefaultSchedulerConfig();
+  threaded.filter_threads = 2;
+  testing::FakeCluster cluster(threaded);
+  constexpr int kNodes = 4000;
+  for (int n = 0; n < kNodes; ++n) {
+    cluster.Add(MakeNode("n" + std::to_string(10000 + n)).Cpu(n == kNodes - 1 ? "4" : "1").Build());
+  }
+  cluster.Add(MakePod("fits-last").Request("cpu", "3").Build());
+  cluster.Add(MakePod("fits-nowhere").Request("cpu", "5").Build());
+  const SessionResult r = cluster.RunSession();
+  ASSERT_EQ(r.binds.size(), 1U);
+  EXPECT_EQ(r.binds[0].pod_name, "fits-last");
+  EXPECT_EQ(r.binds[0].node_name, "n" + std::to_string(10000 + kNodes - 1));
+  ASSERT_EQ(r.unschedulable.size(), 1U);
+  EXPECT_THAT(r.unschedulable[0].message,
+              ::testing::HasSubstr("0/4000 nodes are available: 4000 Insufficient cpu"));
 }
 
 // A plugin that asks the session for other plugins' verdicts while it is opened: what it would

@@ -109,13 +109,14 @@ using Lanes = double __attribute__((vector_size(32)));
   const Lanes asked_memory = zero + request[1];
   // One resource's part: its fraction in use once placed, added to least and most when the node
   // has some of it (written out per resource so that everything stays in registers).
-  const auto part = [&](Lanes total, Lanes free, Lanes asked, Lanes& least, Lanes& most) {
+  const auto part = [&](const Lanes& total, const Lanes& free, const Lanes& asked, Lanes& fraction,
+                        Lanes& least, Lanes& most) {
     const auto counts = total > zero;
     const Lanes x = (total - free + asked) / total;
     const Lanes f = x < zero ? zero : (one < x ? one : x);  // std::clamp(x, 0, 1)
+    fraction = f;
     least = counts ? least + (one - f) * hundred : least;
     most = counts ? most + f * hundred : most;
-    return f;
   };
   std::size_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
@@ -128,8 +129,8 @@ using Lanes = double __attribute__((vector_size(32)));
     Lanes fraction[2];
     Lanes least = zero;
     Lanes most = zero;
-    fraction[0] = part(total[0], free[0], asked_cpu, least, most);
-    fraction[1] = part(total[1], free[1], asked_memory, least, most);
+    part(total[0], free[0], asked_cpu, fraction[0], least, most);
+    part(total[1], free[1], asked_memory, fraction[1], least, most);
     const auto both = (total[0] > zero) & (total[1] > zero);
     const auto none = (total[0] <= zero) & (total[1] <= zero);
     least = both ? least * half : least;
