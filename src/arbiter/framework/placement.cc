@@ -363,9 +363,25 @@ using Indexes = std::int64_t __attribute__((vector_size(32)));
   return static_cast<std::int32_t>(first);
 }
 
+// Copies a block's cached verdicts, each node in play where its verdict is `fit`. Whether any
+// verdict was `unknown`.
+[[gnu::target_clones("avx2", "default")]] bool CopyVerdicts(const std::int32_t* __restrict cached,
+                                                            std::size_t count, std::int32_t fit,
+                                                            std::int32_t unknown,
+                                                            std::int32_t* __restrict result,
+                                                            std::uint8_t* __restrict in_play) {
+  std::memcpy(result, cached, count * sizeof(std::int32_t));
+  std::int32_t any_unknown = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    in_play[i] = cached[i] == fit ? 1 : 0;
+    any_unknown |= cached[i] == unknown ? 1 : 0;
+  }
+  return any_unknown != 0;
+}
+
 // Scores of nodes not in play become -inf: never the best.
-void ScoreOutOfPlay(const std::uint8_t* __restrict in_play, double* __restrict score,
-                    std::size_t count) {
+[[gnu::target_clones("avx2", "default")]] void ScoreOutOfPlay(
+    const std::uint8_t* __restrict in_play, double* __restrict score, std::size_t count) {
   const double none = -std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < count; ++i) score[i] = in_play[i] != 0 ? score[i] : none;
 }
@@ -374,12 +390,7 @@ void ScoreOutOfPlay(const std::uint8_t* __restrict in_play, double* __restrict s
 
 bool Placement::CopyConstraints(const std::int32_t* __restrict cached, std::size_t count,
                                 std::int32_t* __restrict result, std::uint8_t* __restrict in_play) {
-  std::memcpy(result, cached, count * sizeof(std::int32_t));
-  for (std::size_t i = 0; i < count; ++i) in_play[i] = cached[i] == kFit ? 1 : 0;
-  // kUnknown is the least verdict there is.
-  std::int32_t least = kFit;
-  for (std::size_t i = 0; i < count; ++i) least = std::min(least, cached[i]);
-  return least == kUnknown;
+  return CopyVerdicts(cached, count, kFit, kUnknown, result, in_play);
 }
 
 std::int32_t Placement::EvaluateRange(TaskIndex task, std::int32_t begin, std::int32_t end,

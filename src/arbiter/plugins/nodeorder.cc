@@ -66,12 +66,15 @@ void NodeOrderPlugin::OnSessionOpen(const Session& session) {
   const auto nodes = static_cast<std::size_t>(session.node_count());
   allocatable_cpu_.resize(nodes);
   allocatable_memory_.resize(nodes);
+  bool all_counted = true;
   for (NodeIndex n : NodeIndex::Range(session.node_count())) {
     double total[2];
     CpuMemory(session.node(n).allocatable, total);
     allocatable_cpu_[n.pos()] = total[0];
     allocatable_memory_[n.pos()] = total[1];
+    all_counted = all_counted && total[0] > 0 && total[1] > 0;
   }
+  all_counted_ = all_counted;
 }
 
 double NodeOrderPlugin::Score(const Session& session, TaskIndex task, NodeIndex node) const {
@@ -95,7 +98,7 @@ using Lanes = double __attribute__((vector_size(32)));
 [[gnu::target_clones("avx2", "default")]] void ScoreLanes(
     const NodeOrderWeights& weights, std::size_t count, const double* __restrict total_cpu,
     const double* __restrict total_memory, const double* __restrict free_cpu,
-    const double* __restrict free_memory, const double* __restrict request,
+    const double* __restrict free_memory, const double* __restrict request, bool all_counted,
     double* __restrict scores) {
   constexpr std::size_t kLanes = sizeof(Lanes) / sizeof(double);
   const Lanes zero = {};
@@ -119,6 +122,31 @@ using Lanes = double __attribute__((vector_size(32)));
     most = counts ? most + f * hundred : most;
   };
   std::size_t i = 0;
+  // Every node has cpu and memory (the usual cluster): what the selects below would choose, with
+  // no select.
+  for (; all_counted && i + kLanes <= count; i += kLanes) {
+    Lanes total_c;
+    Lanes total_m;
+    Lanes free_c;
+    Lanes free_m;
+    std::memcpy(&total_c, total_cpu + i, sizeof(Lanes));
+    std::memcpy(&total_m, total_memory + i, sizeof(Lanes));
+    std::memcpy(&free_c, free_cpu + i, sizeof(Lanes));
+    std::memcpy(&free_m, free_memory + i, sizeof(Lanes));
+    const Lanes x_c = (total_c - free_c + asked_cpu) / total_c;
+    const Lanes x_m = (total_m - free_m + asked_memory) / total_m;
+    const Lanes f_c = x_c < zero ? zero : (one < x_c ? one : x_c);
+    const Lanes f_m = x_m < zero ? zero : (one < x_m ? one : x_m);
+    const Lanes least = ((zero + (one - f_c) * hundred) + (one - f_m) * hundred) * half;
+    const Lanes most = ((zero + f_c * hundred) + f_m * hundred) * half;
+    const Lanes diff = f_c - f_m;
+    const Lanes balanced = (one - (diff < zero ? -diff : diff)) * hundred;
+    const Lanes score = least_weight * least + most_weight * most + balanced_weight * balanced;
+    Lanes sum;
+    std::memcpy(&sum, scores + i, sizeof(Lanes));
+    sum += score;
+    std::memcpy(scores + i, &sum, sizeof(Lanes));
+  }
   for (; i + kLanes <= count; i += kLanes) {
     Lanes total[2];
     Lanes free[2];
@@ -165,7 +193,7 @@ void NodeOrderPlugin::ScoreRange(const Session& session, TaskIndex task, NodeInd
   const std::size_t b = first.pos();
   ScoreLanes(weights_, scores.size(), allocatable_cpu_.data() + b, allocatable_memory_.data() + b,
              session.free_column_as_double(kCpuId) + b,
-             session.free_column_as_double(kMemoryId) + b, request, scores.data());
+             session.free_column_as_double(kMemoryId) + b, request, all_counted_, scores.data());
 }
 
 }  // namespace arbiter

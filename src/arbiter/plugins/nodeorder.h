@@ -41,6 +41,7 @@ class NodeOrderPlugin final : public Plugin, public ScoreExtension {
   // Per node, this session: allocatable cpu and memory as doubles, each a column (ScoreRange).
   std::vector<double> allocatable_cpu_;
   std::vector<double> allocatable_memory_;
+  bool all_counted_ = false;  // every node has some cpu and some memory allocatable
 };
 
 }  // namespace arbiter

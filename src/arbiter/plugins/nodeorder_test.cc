@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -154,6 +155,47 @@ TEST(NodeOrder, NodeWithoutCpuOrMemoryScoresZero) {
   EXPECT_DOUBLE_EQ(plugin.Score(session, TaskIndex(0), *snapshot->FindNode("pods-only")), 0);
   // cpu only: least (1 - 1/4) * 100 = 75; balanced needs both, so it is 100.
   EXPECT_DOUBLE_EQ(plugin.Score(session, TaskIndex(0), *snapshot->FindNode("cpu-only")), 175);
+}
+
+// ScoreRange (several nodes per instruction) gives, in play, exactly Score's doubles: on a cluster
+// where every node has cpu and memory (the select-free loop) and on one where some lack one or
+// both (the loop with selects), over runs whose length is not a multiple of the lanes, nodes
+// overcommitted (more used than allocatable) among them.
+TEST(NodeOrder, ScoreRangeGivesScoresVeryDoubles) {
+  for (const bool some_lack : {false, true}) {
+    ClusterCache cache{CacheOptions()};
+    constexpr int kNodes = 23;
+    for (int n = 0; n < kNodes; ++n) {
+      auto node = MakeNode("n" + std::to_string(10 + n));
+      if (!some_lack || n % 5 != 1) node.Cpu(std::to_string(1 + n % 7) + "500m");
+      if (!some_lack || n % 5 != 2) node.Memory(std::to_string(1 + n % 3) + "Gi");
+      cache.UpsertNode(node.Build());
+      cache.UpsertPod(MakePod("run" + std::to_string(n))
+                          .SchedulerName("other")
+                          .Request("cpu", std::to_string(100 * (n % 9)) + "m")
+                          .Request("memory", std::to_string(n % 4) + "Gi")
+                          .OnNode("n" + std::to_string(10 + n))
+                          .Build());
+    }
+    cache.UpsertPod(MakePod("p").Request("cpu", "333m").Request("memory", "700Mi").Build());
+    auto snapshot = cache.TakeSnapshot(TestEpoch());
+    const TaskIndex p = TaskIndex::Of(snapshot->tasks.size() - 1);
+    ASSERT_EQ(snapshot->tasks[p.pos()].name(), "p");
+    NodeOrderPlugin plugin({.least_allocated = 1.5, .most_allocated = 0.25, .balanced = 1});
+    PluginSet none;
+    const Session session(*snapshot, none);
+    plugin.OnSessionOpen(session);
+    for (int first = 0; first < 3; ++first) {
+      const std::vector<std::uint8_t> in_play(static_cast<std::size_t>(kNodes - first), 1);
+      std::vector<double> scores(in_play.size(), 0.5);  // added to, as ScoreRange does
+      plugin.ScoreRange(session, p, NodeIndex(first), in_play, scores);
+      for (std::size_t i = 0; i < scores.size(); ++i) {
+        const NodeIndex n = NodeIndex::Of(static_cast<std::size_t>(first) + i);
+        EXPECT_EQ(scores[i], 0.5 + plugin.Score(session, p, n))
+            << session.node(n).name() << (some_lack ? ", some nodes lacking cpu or memory" : "");
+      }
+    }
+  }
 }
 
 }  // namespace
