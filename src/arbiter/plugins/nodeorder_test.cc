@@ -161,7 +161,7 @@ TEST(NodeOrder, NodeWithoutCpuOrMemoryScoresZero) {
 // where every node has cpu and memory (the select-free loop) and on one where some lack one or
 // both (the loop with selects), over runs whose length is not a multiple of the lanes, nodes
 // overcommitted (more used than allocatable) among them.
-TEST(NodeOrder, ScoreRangeGivesScoresVeryDoubles) {
+TEST(NodeOrder, ScoreRangeGivesTheSameDoublesAsScore) {
   for (const bool some_lack : {false, true}) {
     ClusterCache cache{CacheOptions()};
     constexpr int kNodes = 23;
