@@ -388,11 +388,6 @@ using Indexes = std::int64_t __attribute__((vector_size(32)));
 
 }  // namespace
 
-bool Placement::CopyConstraints(const std::int32_t* __restrict cached, std::size_t count,
-                                std::int32_t* __restrict result, std::uint8_t* __restrict in_play) {
-  return CopyVerdicts(cached, count, kFit, kUnknown, result, in_play);
-}
-
 std::int32_t Placement::EvaluateRange(TaskIndex task, std::int32_t begin, std::int32_t end,
                                       std::int32_t* result, double* score, std::int64_t& filtered,
                                       std::int32_t* block_best) {
@@ -415,7 +410,7 @@ std::int32_t Placement::EvaluateRange(TaskIndex task, std::int32_t begin, std::i
     // filter plugin over the nodes the ones before it kept: a node's result is that of the first
     // plugin refusing it, as in Filter.
     if (cached == nullptr ||
-        CopyConstraints(cached + first, count, result + first, in_play.data())) {
+        CopyVerdicts(cached + first, count, kFit, kUnknown, result + first, in_play.data())) {
       for (std::size_t i = 0; i < count; ++i) {
         std::int32_t& v = result[first + i];
         if (cached == nullptr || v == kUnknown) v = NodeConstraint(task, NodeIndex::Of(first + i));

@@ -156,10 +156,6 @@ class Placement {
   // `body` over ranges of whole blocks of kBestBlock nodes covering every node, on the pool.
   void ParallelOverBlocks(
       const std::function<void(std::int32_t, std::int32_t, std::int64_t&)>& body);
-  // Copies a block's cached constraint verdicts, each node in play where it is kFit. Whether any
-  // was kUnknown (to be computed).
-  static bool CopyConstraints(const std::int32_t* __restrict cached, std::size_t count,
-                              std::int32_t* __restrict result, std::uint8_t* __restrict in_play);
   // Nodes evaluated at a time in EvaluateRange, and nodes per block of a class's kept best (a
   // divisor of kBlock and of kParallelGrain).
   static constexpr std::int32_t kBlock = 512;
