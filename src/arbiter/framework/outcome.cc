@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,44 @@ void SetCondition(std::vector<Condition>& conditions, const std::string& type,
   }
   conditions.push_back(Condition{type, status, std::move(reason), std::move(message), now});
 }
+
+// A group's next status, copied from its current one only at the first edit that changes it:
+// most groups keep theirs from one session to the next, and copying every group's conditions to
+// compare them was a sixth of a session's time at 50,000 groups (docs/benchmarks.md).
+class StatusDraft {
+ public:
+  explicit StatusDraft(const PodGroupStatus& old) : old_(old) {}
+
+  const PodGroupStatus& current() const { return edited_.has_value() ? *edited_ : old_; }
+
+  template <typename T>
+  void Set(T PodGroupStatus::*field, std::type_identity_t<T> value) {
+    if (current().*field != value) Edit().*field = std::move(value);
+  }
+
+  // SetCondition, when it would change something.
+  void SetCondition(const std::string& type, const std::string& status, std::string reason,
+                    std::string message, Clock::WallTime now) {
+    const Condition* c = FindCondition(current().conditions, type);
+    if (c != nullptr && c->status == status && c->reason == reason && c->message == message) {
+      return;
+    }
+    arbiter::SetCondition(Edit().conditions, type, status, std::move(reason), std::move(message),
+                          now);
+  }
+
+  PodGroupStatus& Edit() {
+    if (!edited_.has_value()) edited_.emplace(old_);
+    return *edited_;
+  }
+
+  // The new status, or nothing when no edit changed the old one.
+  std::optional<PodGroupStatus> Take() && { return std::move(edited_); }
+
+ private:
+  const PodGroupStatus& old_;
+  std::optional<PodGroupStatus> edited_;
+};
 
 bool IsTerminal(TaskState state) {
   return state == TaskState::kSucceeded || state == TaskState::kFailed;
@@ -230,19 +269,29 @@ bool HoldsReservation(const Session& session, JobIndex j) {
   return reason != JobReason::kNotEnoughResources && reason != JobReason::kPreemptionWouldNotFit;
 }
 
-PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
+namespace {
+
+// The group's status after the session: phase from its tasks' states, counts, and the
+// Unschedulable and Scheduled conditions (transition times kept while a status is unchanged).
+void DraftNextGroupStatus(const Session& session, JobIndex j, StatusDraft& status) {
   const JobInfo& info = session.job(j);
-  PodGroupStatus status = info.group->status;
-  status.scheduled = status.running = status.succeeded = status.failed = 0;
+  std::int32_t scheduled = 0;
+  std::int32_t running = 0;
+  std::int32_t succeeded = 0;
+  std::int32_t failed = 0;
   bool all_terminal = !info.tasks.empty();
   for (TaskIndex t : info.tasks) {
     const TaskState s = session.task_state(t);
-    status.scheduled += HoldsNode(s) ? 1 : 0;
-    status.running += s == TaskState::kRunning ? 1 : 0;
-    status.succeeded += s == TaskState::kSucceeded ? 1 : 0;
-    status.failed += s == TaskState::kFailed ? 1 : 0;
+    scheduled += HoldsNode(s) ? 1 : 0;
+    running += s == TaskState::kRunning ? 1 : 0;
+    succeeded += s == TaskState::kSucceeded ? 1 : 0;
+    failed += s == TaskState::kFailed ? 1 : 0;
     all_terminal = all_terminal && IsTerminal(s);
   }
+  status.Set(&PodGroupStatus::scheduled, scheduled);
+  status.Set(&PodGroupStatus::running, running);
+  status.Set(&PodGroupStatus::succeeded, succeeded);
+  status.Set(&PodGroupStatus::failed, failed);
   const PodGroupPhase old_phase = session.job_phase(j);
   // Pipelined pods count towards the gang in a preemption plan, but they are not placed yet.
   const auto pipelined = static_cast<std::int32_t>(
@@ -257,9 +306,9 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
   });
   if (finished && all_gone_or_done) {
     // Finished stays finished when its pods are cleaned up.
-  } else if (all_terminal && status.succeeded >= info.min_member) {
+  } else if (all_terminal && succeeded >= info.min_member) {
     phase = PodGroupPhase::kCompleted;
-  } else if (all_terminal && status.failed > 0) {
+  } else if (all_terminal && failed > 0) {
     phase = PodGroupPhase::kFailed;
   } else if (ready >= info.min_member) {
     phase = PodGroupPhase::kRunning;
@@ -267,7 +316,7 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
              old_phase == PodGroupPhase::kFailed) {
     phase = PodGroupPhase::kInqueue;  // admitted once; now below its minimum again
   }
-  status.phase = phase;
+  status.Set(&PodGroupStatus::phase, phase);
 
   const Clock::WallTime now = session.now();
   // Evicted this session: counted once per session, and said in the Preempted condition.
@@ -279,7 +328,7 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
     last = &e;
   }
   if (last != nullptr) {
-    ++status.preemption_count;
+    ++status.Edit().preemption_count;
     std::string why = std::to_string(evicted) + " pod(s) evicted ";
     if (last->kind == EvictionKind::kRelease) {
       why +=
@@ -291,38 +340,37 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
       why += "for " + session.job(last->preemptor).Key() + " (" +
              std::string(EvictionKindName(last->kind)) + ")";
     }
-    SetCondition(status.conditions, "Preempted", "True", "PreemptionByScheduler", std::move(why),
-                 now);
+    status.SetCondition("Preempted", "True", "PreemptionByScheduler", std::move(why), now);
   }
   if (const Session::RecordedJobVerdict* v = session.job_verdict(j)) {
-    SetCondition(status.conditions, "Unschedulable", "True",
-                 std::string(JobReasonName(v->verdict.reason)), v->verdict.message, now);
-  } else if (const Condition* c = FindCondition(status.conditions, "Unschedulable");
+    status.SetCondition("Unschedulable", "True", std::string(JobReasonName(v->verdict.reason)),
+                        v->verdict.message, now);
+  } else if (const Condition* c = FindCondition(status.current().conditions, "Unschedulable");
              c != nullptr && c->IsTrue()) {
     // Nothing stood in the group's way this session: the old reason no longer holds.
-    SetCondition(status.conditions, "Unschedulable", "False",
-                 ready >= info.min_member ? "Scheduled" : "Admitted", "", now);
+    status.SetCondition("Unschedulable", "False",
+                        ready >= info.min_member ? "Scheduled" : "Admitted", "", now);
   }
   // A gang holding nodes below its minimum: the condition's transition time is when it broke,
   // which the broken-gang timeout counts from (actions/allocate.cc), across sessions and restarts.
   const std::int32_t held = session.job_holding_tasks(j);
   if (held > 0 && ready < info.min_member) {
-    SetCondition(status.conditions, "Broken", "True", "BelowMinMember",
-                 std::to_string(held) + " pod(s) hold nodes, below minMember " +
-                     std::to_string(info.min_member) +
-                     ": completed first when room comes, else released once the broken-gang "
-                     "timeout passes",
-                 now);
-  } else if (const Condition* c = FindCondition(status.conditions, "Broken");
+    status.SetCondition("Broken", "True", "BelowMinMember",
+                        std::to_string(held) + " pod(s) hold nodes, below minMember " +
+                            std::to_string(info.min_member) +
+                            ": completed first when room comes, else released once the broken-gang "
+                            "timeout passes",
+                        now);
+  } else if (const Condition* c = FindCondition(status.current().conditions, "Broken");
              c != nullptr && c->IsTrue()) {
     // Whole again, released by this session, or no longer holding anything (its pods deleted
     // or finished).
     const bool released = last != nullptr && last->kind == EvictionKind::kRelease;
-    SetCondition(status.conditions, "Broken", "False",
-                 held > 0 ? "Completed" : (released ? "Released" : "NoPodsHeld"), "", now);
+    status.SetCondition("Broken", "False",
+                        held > 0 ? "Completed" : (released ? "Released" : "NoPodsHeld"), "", now);
   }
   // Where its pods are against its data, for a group that names it (plugins/locality.h).
-  status.locality.reset();
+  std::optional<LocalityStatus> locality;
   if (info.group->spec.locality.has_value()) {
     LocalityStatus counts;
     bool known = false;
@@ -336,18 +384,20 @@ PodGroupStatus NextGroupStatus(const Session& session, JobIndex j) {
          : *level == LocalityLevel::kRack ? counts.rack_local
                                           : counts.remote);
     }
-    if (known) status.locality = counts;
+    if (known) locality = counts;
   }
+  status.Set(&PodGroupStatus::locality, locality);
   if (ready >= info.min_member) {
-    SetCondition(status.conditions, "Scheduled", "True", "Scheduled",
-                 "minMember " + std::to_string(info.min_member) + " reached", now);
-  } else if (FindCondition(status.conditions, "Scheduled") != nullptr) {
-    SetCondition(status.conditions, "Scheduled", "False",
-                 std::string(JobReasonName(JobReason::kNotEnoughPods)),
-                 "fewer than minMember " + std::to_string(info.min_member) + " pods placed", now);
+    status.SetCondition("Scheduled", "True", "Scheduled",
+                        "minMember " + std::to_string(info.min_member) + " reached", now);
+  } else if (FindCondition(status.current().conditions, "Scheduled") != nullptr) {
+    status.SetCondition("Scheduled", "False", std::string(JobReasonName(JobReason::kNotEnoughPods)),
+                        "fewer than minMember " + std::to_string(info.min_member) + " pods placed",
+                        now);
   }
-  return status;
 }
+
+}  // namespace
 
 SessionResult BuildResult(const Session& session) {
   const Snapshot& snapshot = session.snapshot();
@@ -467,24 +517,28 @@ SessionResult BuildResult(const Session& session) {
       ++pending[{info.queue, GateOf(session, j, v->verdict)}];
     }
     if (info.group == nullptr) continue;
-    PodGroupStatus status = NextGroupStatus(session, j);
-    status.explanation.reset();
+    StatusDraft draft(info.group->status);
+    DraftNextGroupStatus(session, j, draft);
+    std::optional<PendingExplanation> explanation;
     if (const Session::RecordedJobVerdict* v = session.job_verdict(j);
         v != nullptr && !session.JobReady(j)) {
       auto place = places.find(j);
-      status.explanation =
+      explanation =
           Explain(session, j, v->verdict, place == places.end() ? nullptr : &place->second);
     }
-    status.reservation = ReservationStatus(session, j);
+    draft.Set(&PodGroupStatus::explanation, std::move(explanation));
+    draft.Set(&PodGroupStatus::reservation, ReservationStatus(session, j));
     if (info.queue_index != kNoQueue) {
-      queues[q].pending += status.phase == PodGroupPhase::kPending ? 1 : 0;
-      queues[q].inqueue += status.phase == PodGroupPhase::kInqueue ? 1 : 0;
-      queues[q].running += status.phase == PodGroupPhase::kRunning ? 1 : 0;
+      const PodGroupPhase phase = draft.current().phase;
+      queues[q].pending += phase == PodGroupPhase::kPending ? 1 : 0;
+      queues[q].inqueue += phase == PodGroupPhase::kInqueue ? 1 : 0;
+      queues[q].running += phase == PodGroupPhase::kRunning ? 1 : 0;
     }
-    if (status != info.group->status) {
+    if (std::optional<PodGroupStatus> status = std::move(draft).Take();
+        status.has_value() && *status != info.group->status) {
       result.group_updates.push_back({.namespace_name = info.namespace_name,
                                       .name = info.name,
-                                      .status = std::move(status),
+                                      .status = std::move(*status),
                                       .dialect = info.group->dialect,
                                       .min_member = info.min_member});
     }

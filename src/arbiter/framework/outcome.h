@@ -28,10 +28,6 @@ bool PodsSettled(const Session& session, JobIndex j);
 // keeps later groups out.
 bool HoldsReservation(const Session& session, JobIndex j);
 
-// The group's status after the session: phase from its tasks' states, counts, and the
-// Unschedulable and Scheduled conditions (transition times kept while a status is unchanged).
-PodGroupStatus NextGroupStatus(const Session& session, JobIndex j);
-
 SessionResult BuildResult(const Session& session);
 
 }  // namespace arbiter
