@@ -200,7 +200,12 @@ class ClusterCache {
   void LinkLocked(PodEntry& entry);
   void UnlinkLocked(PodEntry& entry);
   bool IsOurTask(const Pod& pod) const;
-  std::shared_ptr<Snapshot> BuildLocked(Clock::WallTime now) const;
+  // The task and job arrays of a snapshot nobody holds any more, emptied, kept for the next one.
+  struct SpareArrays {
+    std::vector<TaskInfo> tasks;
+    std::vector<JobInfo> jobs;
+  };
+  std::shared_ptr<Snapshot> BuildLocked(Clock::WallTime now, SpareArrays spare) const;
   void BuildNodesLocked(Snapshot& snapshot) const;
   void BuildJobsLocked(Snapshot& snapshot) const;
 
@@ -227,7 +232,8 @@ class ClusterCache {
   std::uint64_t generation_ = 1;
   std::uint64_t node_set_generation_ = 1;  // moves when a node is added or removed
   std::uint64_t snapshot_generation_ = 0;
-  std::shared_ptr<const Snapshot> last_snapshot_;
+  std::shared_ptr<Snapshot> last_snapshot_;  // handed out as const; only the cache recycles it
+  SpareArrays spare_;
 };
 
 }  // namespace arbiter

@@ -457,6 +457,28 @@ TEST_F(ClusterCacheTest, SnapshotIsReusedUntilSomethingChanges) {
   EXPECT_THAT(first->tasks, IsEmpty());  // the old snapshot is immutable
 }
 
+// A snapshot nobody holds lends its arrays to the next; one still held keeps its contents.
+TEST_F(ClusterCacheTest, ArraysOfAHeldSnapshotAreNotReused) {
+  cache_.UpsertPod(MakePod("a").Request("cpu", "1").Build());
+  cache_.UpsertPod(MakePod("b").Request("cpu", "1").Build());
+  auto held = cache_.TakeSnapshot(TestEpoch());
+  cache_.DeletePod(MakePod("a").Build());
+  cache_.TakeSnapshot(TestEpoch() + std::chrono::seconds(1));  // dropped at once
+  cache_.UpsertPod(MakePod("c").Request("cpu", "2").Build());
+  auto third = cache_.TakeSnapshot(TestEpoch() + std::chrono::seconds(2));
+  cache_.UpsertPod(MakePod("d").Request("cpu", "3").Build());
+  auto fourth = cache_.TakeSnapshot(TestEpoch() + std::chrono::seconds(3));
+  ASSERT_EQ(held->tasks.size(), 2U);
+  EXPECT_EQ(held->tasks[0].pod->meta.name, "a");
+  EXPECT_EQ(held->tasks[1].pod->meta.name, "b");
+  EXPECT_EQ(held->jobs.size(), 2U);
+  ASSERT_EQ(third->tasks.size(), 2U);
+  EXPECT_EQ(third->tasks[1].pod->meta.name, "c");
+  ASSERT_EQ(fourth->tasks.size(), 3U);
+  EXPECT_EQ(fourth->tasks[2].pod->meta.name, "d");
+  EXPECT_EQ(fourth->jobs.size(), 3U);
+}
+
 TEST_F(ClusterCacheTest, FailedExpiryThatForgetsNothingKeepsTheSnapshot) {
   auto first = Snap();
   EXPECT_EQ(cache_.ExpireAssumed(kT0), 0);
