@@ -30,8 +30,8 @@ void SetCondition(std::vector<Condition>& conditions, const std::string& type,
 }
 
 // A group's next status, copied from its current one only at the first edit that changes it:
-// most groups keep theirs from one session to the next, and copying every group's conditions to
-// compare them was a sixth of a session's time at 50,000 groups (docs/benchmarks.md).
+// most groups keep theirs from one session to the next, and copying every group's conditions
+// only to compare them cost a string copy per condition per group per session.
 class StatusDraft {
  public:
   explicit StatusDraft(const PodGroupStatus& old) : old_(old) {}
