@@ -30,6 +30,11 @@ Options:
   --bin-dir DIR      where arbiter-scheduler and null-binder are
                      (default: $ARBITER_BIN_DIR, else build/bin)
   --phase-timeout S  give up on a phase whose pods are not all bound after S s (default: 600)
+  --variant NAME=FLAGS
+                     also run arbiter-scheduler with these extra flags, as phases NAME-arbiter
+                     and NAME-arbiter-gang right after arbiter and arbiter-gang (repeatable;
+                     NAME: lower-case letters, digits and '-'), e.g.
+                     --variant nogap=--min-session-gap=0 to set a change beside its baseline
   --precreate        create each phase's pods before its scheduler starts, and measure pods/s
                      from the first bind to the last (how fast a backlog is cleared; no latency)
   --name NAME        cluster name (default: bench-e2e-<pid>)
@@ -49,6 +54,8 @@ json="$ROOT/_output/bench/e2e-$stamp.json"
 bin_dir="${ARBITER_BIN_DIR:-$ROOT/build/bin}"
 phase_timeout=600
 name="bench-e2e-$$"
+declare -A variants=()
+variant_names=()
 number() { [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "error: $1 needs a whole number" >&2; exit 2; }; }
 value() { [[ -n ${2:-} ]] || { echo "error: $1 needs a value" >&2; exit 2; }; }
 while (($#)); do
@@ -67,6 +74,13 @@ while (($#)); do
     --bin-dir) value "$@"; bin_dir=$2 ;;
     --name) value "$@"; name=$2 ;;
     --precreate) precreate=1; shift; continue ;;
+    --variant)
+      value "$@"
+      [[ $2 =~ ^([a-z0-9][a-z0-9-]{0,15})=(.*)$ ]] ||
+        { echo "error: --variant needs NAME=FLAGS (NAME: up to 16 of a-z, 0-9, -)" >&2; exit 2; }
+      variants[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+      variant_names+=("${BASH_REMATCH[1]}")
+      ;;
     -h | --help) usage; exit 0 ;;
     *) echo "error: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -76,12 +90,17 @@ if ((nodes == 0 || pods == 0 || gang_size == 0 || qps == 0 || burst == 0 || work
   echo "error: --nodes, --pods, --gang-size, --qps, --burst, --workers and --creators must be > 0" >&2
   exit 2
 fi
-IFS=, read -ra phase_list <<<"$phases"
-for phase in "${phase_list[@]}"; do
+IFS=, read -ra requested <<<"$phases"
+phase_list=()
+for phase in "${requested[@]}"; do
   case $phase in
     null-binder | kube-scheduler | kube-scheduler-gang | arbiter | arbiter-gang) ;;
     *) echo "error: unknown phase $phase" >&2; exit 2 ;;
   esac
+  phase_list+=("$phase")
+  if [[ $phase == arbiter || $phase == arbiter-gang ]]; then
+    for v in "${variant_names[@]}"; do phase_list+=("$v-$phase"); done
+  fi
 done
 ((gangs > 0)) || mapfile -t phase_list < <(printf '%s\n' "${phase_list[@]}" | grep -v -- '-gang$')
 if [[ ! -x $bin_dir/arbiter-scheduler || ! -x $bin_dir/null-binder ]]; then
@@ -224,9 +243,12 @@ EOF
         --authentication-kubeconfig="$KUBECONFIG" --authorization-kubeconfig="$KUBECONFIG" \
         --secure-port=0 --v=1 </dev/null >"$logs/$phase.log" 2>&1 &
       ;;
-    arbiter | arbiter-gang)
+    arbiter | arbiter-gang | *-arbiter | *-arbiter-gang)
+      local extra=()
+      # A variant's flags, split on blanks as a shell would split them unquoted.
+      [[ $phase == arbiter || $phase == arbiter-gang ]] || read -ra extra <<<"${variants[${phase%-arbiter*}]}"
       "$bin_dir/arbiter-scheduler" --kubeconfig "$KUBECONFIG" --scheduler-name "$scheduler" \
-        --kube-api-qps "$qps" --kube-api-burst "$burst" --period 1s -v 2 \
+        --kube-api-qps "$qps" --kube-api-burst "$burst" --period 1s -v 2 "${extra[@]}" \
         </dev/null >"$logs/$phase.log" 2>&1 &
       ;;
   esac
@@ -332,6 +354,9 @@ run_phase() {
   s_total=$s1
   stop_pid "$sched_pid"
   sched_pid=""
+  # Arbiter logs a line per session at -v 2 (the canary's included): how many the phase took.
+  local sessions=null
+  [[ $phase == *arbiter* ]] && sessions=$(grep -c ' session n=' "$logs/$phase.log" || true)
 
   local window=first-create
   ((precreate)) && window=first-bind
@@ -340,7 +365,7 @@ run_phase() {
     --window "$window" \
     --set "phase=\"$phase\"" --set "scheduler_name=\"$scheduler\"" --set "namespace=\"$ns\"" \
     --set "pods=$n" --set "gangs=$((group_size > 0 ? gangs : 0))" --set "gang_size=$group_size" \
-    --set "ok=$ok" --set "creator=$created" \
+    --set "ok=$ok" --set "creator=$created" --set "sessions=$sessions" \
     --set "cpu_s=$(seconds $((s1 - s0)))" --set "cpu_s_total=$(seconds "$s_total")" \
     --set "apiserver_cpu_s=$(seconds $((c1[0] - c0[0])))" \
     --set "etcd_cpu_s=$(seconds $((c1[1] - c0[1])))" --set "kwok_cpu_s=$(seconds $((c1[2] - c0[2])))" \

@@ -216,6 +216,7 @@ Status SchedulerRuntime::Start() {
   ARBITER_RETURN_IF_ERROR(WaitForCrds(api_));
   ARBITER_LOG(kInfo) << "starting scheduler=" << options_.cache.scheduler_name
                      << " period=" << FormatDuration(options_.period)
+                     << " min_session_gap=" << FormatDuration(options_.min_session_gap)
                      << " namespaces=" << options_.cache.namespaces.size()
                      << " node_selector_labels=" << options_.cache.node_selector.size()
                      << " leader_elect=" << (elector_ != nullptr);
@@ -293,8 +294,7 @@ void SchedulerRuntime::Flush() {
 
 void SchedulerRuntime::Kick() {
   std::lock_guard lock(mu_);
-  if (kick_at_) return;  // a session is already due soon; it will see this too
-  kick_at_ = clock_.MonotonicNow() + options_.debounce;
+  pacer_.Kick(clock_.MonotonicNow());
   wake_.notify_all();
 }
 
@@ -331,12 +331,14 @@ bool SchedulerRuntime::WaitForSync() {
 bool SchedulerRuntime::WaitForTurn() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
-    auto due = next_session_;
-    if (kick_at_ && *kick_at_ < due) due = *kick_at_;
-    if (clock_.MonotonicNow() >= due) break;
+    const Clock::MonotonicTime due = pacer_.Due();
+    const Clock::MonotonicTime now = clock_.MonotonicNow();
+    if (now >= due) {
+      pacer_.Started(now);  // this session sees everything that arrived until now
+      break;
+    }
     wake_.wait_until(lock, due);
   }
-  kick_at_.reset();  // this session sees everything that arrived until now
   return !stopping_;
 }
 
@@ -344,14 +346,9 @@ void SchedulerRuntime::Loop() {
   if (WaitForSync()) {
     {
       std::lock_guard lock(mu_);
-      next_session_ = clock_.MonotonicNow();
+      pacer_.DueAt(clock_.MonotonicNow());
     }
     while (WaitForTurn()) {
-      const auto started = clock_.MonotonicNow();
-      {
-        std::lock_guard lock(mu_);
-        next_session_ = started + options_.period;
-      }
       if (elector_ != nullptr && !elector_->IsLeader()) continue;
       if (!default_queue_ready_) {
         Status ensured = EnsureDefaultQueue(api_);

@@ -5,7 +5,8 @@
 // The session loop (one thread):
 //   * waits until every informer has synced; no session runs before;
 //   * runs a session every `period`, and sooner (after `debounce`) when a pending pod of ours or
-//     a PodGroup appears, so that a burst of creations becomes one session;
+//     a PodGroup appears, so that a burst of creations becomes one session; under a stream of
+//     arrivals, sessions start at least `min_session_gap` apart (session_pacer.h);
 //   * each session: ExpireAssumed, TakeSnapshot, RunSession, then the Applier applies the result
 //     through the runtime's Effects (effects/effects.h): binds are assumed in the cache at once
 //     and sent by the binder's workers, as are evictions; pods left pending get a Warning
@@ -57,6 +58,7 @@
 #include "arbiter/runtime/forecaster.h"
 #include "arbiter/runtime/informers.h"
 #include "arbiter/runtime/recent_writes.h"
+#include "arbiter/runtime/session_pacer.h"
 #include "arbiter/runtime/status_writer.h"
 
 namespace arbiter::runtime {
@@ -65,6 +67,8 @@ struct RuntimeOptions {
   CacheOptions cache;  // scheduler name, namespaces, node selector
   std::chrono::nanoseconds period = std::chrono::seconds(1);
   std::chrono::nanoseconds debounce = std::chrono::milliseconds(30);
+  // A kicked session starts no sooner than this after the previous one started (SessionPacer).
+  std::chrono::nanoseconds min_session_gap = std::chrono::milliseconds(50);
   std::chrono::nanoseconds event_repeat_interval = std::chrono::seconds(60);
   BinderOptions binder;
   StatusWriterOptions status_writer;
@@ -148,8 +152,9 @@ class SchedulerRuntime {
   bool lost_leadership_ = false;
   // Monotonic times of the injected clock; a condition variable waits until them, so the clock
   // must be steady_clock-based (RealClock) wherever the loop runs.
-  std::optional<Clock::MonotonicTime> kick_at_;
-  Clock::MonotonicTime next_session_{};
+  SessionPacer pacer_{PacingOptions{.period = options_.period,
+                                    .debounce = options_.debounce,
+                                    .min_gap = options_.min_session_gap}};
   bool default_queue_ready_ = false;  // loop thread only
   std::atomic<std::uint64_t> sessions_{0};
 

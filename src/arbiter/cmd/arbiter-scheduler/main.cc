@@ -44,6 +44,7 @@ struct Flags {
   bool leader_elect = false;
   std::string leader_elect_namespace = "kube-system";
   std::string period = "1s";
+  std::string min_session_gap = "50ms";
   std::string forecast_interval = "30s";
   std::string forecast_horizon = "168h";
   double kube_api_qps = 50;
@@ -102,6 +103,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--period", flags.period, "time between sessions, e.g. 1s or 500ms")
       ->capture_default_str();
+  app.add_option("--min-session-gap", flags.min_session_gap,
+                 "under a stream of new pods, the least time between the starts of two "
+                 "sessions (each copies the whole cluster); 0: a session 30ms after each arrival")
+      ->capture_default_str();
   app.add_option("--kube-api-qps", flags.kube_api_qps, "API requests per second (client-side)")
       ->capture_default_str();
   app.add_option("--kube-api-burst", flags.kube_api_burst, "API request burst (client-side)")
@@ -144,6 +149,12 @@ int main(int argc, char** argv) {
       arbiter::runtime::ParseDuration(flags.period);
   if (!period.ok()) return Usage("--period: " + period.status().message());
   if (period->count() <= 0) return Usage("--period: must be positive");
+  arbiter::StatusOr<std::chrono::nanoseconds> min_session_gap =
+      arbiter::runtime::ParseDuration(flags.min_session_gap);
+  if (!min_session_gap.ok()) {
+    return Usage("--min-session-gap: " + min_session_gap.status().message());
+  }
+  if (min_session_gap->count() < 0) return Usage("--min-session-gap: must not be negative");
   arbiter::StatusOr<std::chrono::nanoseconds> forecast_interval =
       arbiter::runtime::ParseDuration(flags.forecast_interval);
   if (!forecast_interval.ok()) {
@@ -207,6 +218,7 @@ int main(int argc, char** argv) {
   options.cache.namespaces = *namespaces;
   options.cache.node_selector = *node_selector;
   options.period = *period;
+  options.min_session_gap = *min_session_gap;
   options.forecaster.interval = *forecast_interval;
   options.forecaster.forecast.period =
       std::chrono::duration_cast<std::chrono::milliseconds>(*period);
