@@ -35,6 +35,10 @@ Options:
                      and NAME-arbiter-gang right after arbiter and arbiter-gang (repeatable;
                      NAME: lower-case letters, digits and '-'), e.g.
                      --variant nogap=--min-session-gap=0 to set a change beside its baseline
+  --baseline-bin-dir DIR
+                     also run the arbiter-scheduler in DIR (a build of an earlier commit), as
+                     phases base-arbiter and base-arbiter-gang right after arbiter and
+                     arbiter-gang: a change that has no flag, beside its baseline in one run
   --precreate        create each phase's pods before its scheduler starts, and measure pods/s
                      from the first bind to the last (how fast a backlog is cleared; no latency)
   --name NAME        cluster name (default: bench-e2e-<pid>)
@@ -56,6 +60,7 @@ phase_timeout=600
 name="bench-e2e-$$"
 declare -A variants=()
 variant_names=()
+base_bin_dir=
 number() { [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "error: $1 needs a whole number" >&2; exit 2; }; }
 value() { [[ -n ${2:-} ]] || { echo "error: $1 needs a value" >&2; exit 2; }; }
 while (($#)); do
@@ -74,6 +79,13 @@ while (($#)); do
     --bin-dir) value "$@"; bin_dir=$2 ;;
     --name) value "$@"; name=$2 ;;
     --precreate) precreate=1; shift; continue ;;
+    --baseline-bin-dir)
+      value "$@"
+      [[ -x $2/arbiter-scheduler ]] || { echo "error: no $2/arbiter-scheduler" >&2; exit 2; }
+      base_bin_dir=$(realpath "$2")
+      variants[base]=""
+      variant_names+=(base)
+      ;;
     --variant)
       value "$@"
       [[ $2 =~ ^([a-z0-9][a-z0-9-]{0,15})=(.*)$ ]] ||
@@ -246,8 +258,10 @@ EOF
     arbiter | arbiter-gang | *-arbiter | *-arbiter-gang)
       local extra=()
       # A variant's flags, split on blanks as a shell would split them unquoted.
+      local dir=$bin_dir
       [[ $phase == arbiter || $phase == arbiter-gang ]] || read -ra extra <<<"${variants[${phase%-arbiter*}]}"
-      "$bin_dir/arbiter-scheduler" --kubeconfig "$KUBECONFIG" --scheduler-name "$scheduler" \
+      [[ $phase == base-arbiter* && -n $base_bin_dir ]] && dir=$base_bin_dir
+      "$dir/arbiter-scheduler" --kubeconfig "$KUBECONFIG" --scheduler-name "$scheduler" \
         --kube-api-qps "$qps" --kube-api-burst "$burst" --period 1s -v 2 "${extra[@]}" \
         </dev/null >"$logs/$phase.log" 2>&1 &
       ;;
@@ -394,7 +408,7 @@ print(json.dumps({"date_utc": sys.argv[1], "nproc": int(sys.argv[2]), "cpu": mod
                   "nodes": $nodes, "node": {"cpu": "4", "memory": "32Gi", "pods": 110},
                   "pods": $pods, "gangs": $gangs, "gang_size": $gang_size, "qps": $qps,
                   "burst": $burst, "null_binder_workers": $workers, "creators": $creators,
-                  "precreate": bool($precreate),
+                  "precreate": bool($precreate), "baseline_bin_dir": "$base_bin_dir" or None,
                   "binaries_older_than_sources": "$stale" == "true",
                   "latency": "watch-event arrival times (ms) at bench.py record: "
                              "ADDED to the first event with spec.nodeName"}))

@@ -55,4 +55,34 @@ struct LocalCluster {
   }
 };
 
+// The checkout: the first directory upwards from here that has deploy/crds/, else the one the
+// cluster lives in (_output/cluster/NAME/ of a checkout).
+inline std::optional<std::filesystem::path> RepositoryRoot(const LocalCluster& cluster) {
+  namespace fs = std::filesystem;
+  for (fs::path dir = fs::current_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / "deploy/crds/arbiter.dev_queues.yaml")) return dir;
+    if (dir == dir.parent_path()) break;
+  }
+  fs::path from_cluster = cluster.dir.parent_path().parent_path().parent_path();
+  if (fs::exists(from_cluster / "deploy/crds/arbiter.dev_queues.yaml")) return from_cluster;
+  return std::nullopt;
+}
+
+// Applies deploy/crds/ to the cluster (with the checkout's kubectl) and waits until the
+// PodGroup and Queue kinds are served. Empty when done, else what went wrong.
+inline std::string ApplyArbiterCrds(const LocalCluster& cluster) {
+  std::optional<std::filesystem::path> root = RepositoryRoot(cluster);
+  if (!root) return "cannot find deploy/crds/ from " + std::filesystem::current_path().string();
+  const std::string kubectl = (*root / "_output/bin/kubectl").string();
+  // kubectl wait fails at once on a CRD whose status has no conditions yet: polled, 60 s at
+  // most.
+  const std::string apply = kubectl + " apply -f " + (*root / "deploy/crds").string() +
+                            " >/dev/null && timeout 60 sh -c 'until " + kubectl +
+                            " wait --for condition=Established crd/podgroups.arbiter.dev "
+                            "crd/queues.arbiter.dev --timeout=5s >/dev/null 2>&1; "
+                            "do sleep 0.25; done'";
+  if (std::system(apply.c_str()) != 0) return "could not apply the CRDs: " + apply;
+  return "";
+}
+
 }  // namespace arbiter::testing_support

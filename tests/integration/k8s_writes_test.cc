@@ -1,6 +1,7 @@
 // The scheduler's writes against the real local kube-apiserver: binding (twice), eviction,
-// status updates that retry on conflicts, deletes with preconditions, merge and JSON patches,
-// and the mapping of the API server's failures to Status codes.
+// status updates that retry on conflicts or are conditional on a version, deletes with
+// preconditions, merge and JSON patches, and the mapping of the API server's failures to Status
+// codes.
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -221,6 +222,57 @@ TEST_F(WritesTest, StatusUpdateRetriesAfterAConflict) {
   nlohmann::json pod = nlohmann::json::parse(*api_->Get(PodPath("p")));
   EXPECT_EQ(pod["status"]["conditions"][0]["reason"], "Unschedulable");
   EXPECT_EQ(pod["metadata"]["labels"]["x"], "y");
+}
+
+TEST_F(WritesTest, StatusReplacedAtAVersionOnlyWhileTheObjectIsAtIt) {
+  ASSERT_EQ(testing_support::ApplyArbiterCrds(*LocalCluster::FromEnvironment()), "");
+  const std::string groups = "/apis/arbiter.dev/v1alpha1/namespaces/" + ns_ + "/podgroups";
+  nlohmann::json group = {{"apiVersion", "arbiter.dev/v1alpha1"},
+                          {"kind", "PodGroup"},
+                          {"metadata", {{"name", "g"}, {"labels", {{"team", "a"}}}}},
+                          {"spec", {{"minMember", 2}}}};
+  StatusOr<std::string> created = api_->Create(groups, group.dump());
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string path = groups + "/g";
+  ObjectMeta meta;
+  meta.namespace_name = ns_;
+  meta.name = "g";
+  meta.resource_version = nlohmann::json::parse(*created)["metadata"]["resourceVersion"];
+  const std::string created_at = meta.resource_version;
+  const auto replace = [&](const std::string& at, std::string_view status) {
+    meta.resource_version = at;
+    return ReplaceStatusAt(*api_, path, "arbiter.dev/v1alpha1", "PodGroup", meta, status);
+  };
+
+  Status replaced = replace(created_at, R"({"phase":"Inqueue","running":1})");
+  ASSERT_TRUE(replaced.ok()) << replaced;
+  nlohmann::json read = nlohmann::json::parse(*api_->Get(path));
+  EXPECT_EQ(read["status"], (nlohmann::json{{"phase", "Inqueue"}, {"running", 1}}));
+  const std::string replaced_at = read["metadata"]["resourceVersion"];
+  EXPECT_NE(replaced_at, created_at);
+
+  // Written at the version the caller saw before: refused, and nothing changes.
+  Status stale = replace(created_at, R"({"phase":"Running"})");
+  EXPECT_EQ(stale.code(), StatusCode::kAborted) << stale;
+  read = nlohmann::json::parse(*api_->Get(path));
+  EXPECT_EQ(read["status"]["phase"], "Inqueue");
+  EXPECT_EQ(read["metadata"]["resourceVersion"], replaced_at);
+
+  // The whole status is replaced: a key the new one leaves out is gone.
+  replaced = replace(replaced_at, R"({"phase":"Running"})");
+  ASSERT_TRUE(replaced.ok()) << replaced;
+  read = nlohmann::json::parse(*api_->Get(path));
+  EXPECT_EQ(read["status"], (nlohmann::json{{"phase", "Running"}}));
+  // The status subresource leaves the rest alone: the body had no spec and no labels.
+  EXPECT_EQ(read["spec"]["minMember"], 2);
+  EXPECT_EQ(read["metadata"]["labels"]["team"], "a");
+  EXPECT_EQ(read["apiVersion"], "arbiter.dev/v1alpha1");
+
+  meta.name = "missing";
+  EXPECT_EQ(
+      ReplaceStatusAt(*api_, groups + "/missing", "arbiter.dev/v1alpha1", "PodGroup", meta, "{}")
+          .code(),
+      StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -30,7 +29,6 @@
 namespace arbiter::runtime {
 namespace {
 
-namespace fs = std::filesystem;
 using testing_support::LocalCluster;
 
 // Polls `done` every 50 ms until it holds or `seconds` have passed.
@@ -43,18 +41,6 @@ bool WaitUntil(const std::function<bool()>& done, int seconds = 30) {
   return done();
 }
 
-// The checkout: the first directory upwards from here that has deploy/crds/, else the one the
-// cluster lives in (_output/cluster/NAME/ of a checkout).
-std::optional<fs::path> RepositoryRoot(const LocalCluster& cluster) {
-  for (fs::path dir = fs::current_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (fs::exists(dir / "deploy/crds/arbiter.dev_queues.yaml")) return dir;
-    if (dir == dir.parent_path()) break;
-  }
-  fs::path from_cluster = cluster.dir.parent_path().parent_path().parent_path();
-  if (fs::exists(from_cluster / "deploy/crds/arbiter.dev_queues.yaml")) return from_cluster;
-  return std::nullopt;
-}
-
 class SchedulerRuntimeTest : public testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -62,20 +48,7 @@ class SchedulerRuntimeTest : public testing::Test {
     if (const char* v = std::getenv("ARBITER_V")) SetLogVerbosity(std::atoi(v));
     std::optional<LocalCluster> cluster = LocalCluster::FromEnvironment();
     if (!cluster) return;
-    std::optional<fs::path> root = RepositoryRoot(*cluster);
-    if (!root) {
-      crd_error_ = "cannot find deploy/crds/ from " + fs::current_path().string();
-      return;
-    }
-    const std::string kubectl = (*root / "_output/bin/kubectl").string();
-    // kubectl wait fails at once on a CRD whose status has no conditions yet: polled, 60 s at
-    // most.
-    const std::string apply = kubectl + " apply -f " + (*root / "deploy/crds").string() +
-                              " >/dev/null && timeout 60 sh -c 'until " + kubectl +
-                              " wait --for condition=Established crd/podgroups.arbiter.dev "
-                              "crd/queues.arbiter.dev --timeout=5s >/dev/null 2>&1; "
-                              "do sleep 0.25; done'";
-    if (std::system(apply.c_str()) != 0) crd_error_ = "could not apply the CRDs: " + apply;
+    crd_error_ = testing_support::ApplyArbiterCrds(*cluster);
   }
 
   void SetUp() override {

@@ -540,7 +540,8 @@ SessionResult BuildResult(const Session& session) {
                                       .name = info.name,
                                       .status = std::move(*status),
                                       .dialect = info.group->dialect,
-                                      .min_member = info.min_member});
+                                      .min_member = info.min_member,
+                                      .resource_version = info.group->meta.resource_version});
     }
   }
   for (std::size_t q = 0; q < queue_count; ++q) {

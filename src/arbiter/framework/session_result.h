@@ -92,6 +92,9 @@ struct PodGroupUpdate {
   // (which scheduler-plugins' phases depend on).
   PodGroupDialect dialect = PodGroupDialect::kArbiter;
   std::int32_t min_member = 1;
+  // The group's metadata.resourceVersion as the snapshot saw it: a write conditional on it needs
+  // no read first (empty: unknown, read first).
+  std::string resource_version;
 };
 
 // A Queue's status as this session leaves it (deserved from the proportion plugin; allocated: the

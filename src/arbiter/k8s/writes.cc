@@ -104,6 +104,23 @@ Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view p
   return status;
 }
 
+Status ReplaceStatusAt(ApiClient& api, std::string_view path, std::string_view api_version,
+                       std::string_view kind, const ObjectMeta& meta,
+                       std::string_view status_json) {
+  nlohmann::json identity = {{"apiVersion", api_version},
+                             {"kind", kind},
+                             {"metadata",
+                              {{"name", meta.name},
+                               {"namespace", meta.namespace_name},
+                               {"resourceVersion", meta.resource_version}}}};
+  std::string body = identity.dump();
+  body.pop_back();  // the closing brace: the status, already JSON, goes in as it is
+  body += R"(,"status":)";
+  body += status_json;
+  body += '}';
+  return api.Update(std::string(path) + "/status", std::move(body)).status();
+}
+
 Status UpdateStatus(ApiClient& api, std::string_view path,
                     const std::function<StatusOr<std::string>(const std::string&)>& mutate,
                     int max_attempts) {

@@ -12,6 +12,7 @@
 
 #include "arbiter/base/status.h"
 #include "arbiter/k8s/api_client.h"
+#include "arbiter/model/object_meta.h"
 
 namespace arbiter::k8s {
 
@@ -45,6 +46,15 @@ Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view p
 // as false (not known to be gone).
 bool PodGoneOrReplaced(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,
                        std::string_view uid);
+
+// Replaces the whole status of the custom resource `meta` (of `api_version` and `kind`, at `path`)
+// with `status_json` (a JSON object) in one PUT of `path` + "/status", on condition that the
+// object is still at meta.resource_version: the body is only the object's identity and its new
+// status, as the status subresource of a custom resource ignores everything but the status.
+// ABORTED (409) when the object changed since; NOT_FOUND when it is gone. For a status that is
+// wholly the caller's; one that others write too needs UpdateStatus.
+Status ReplaceStatusAt(ApiClient& api, std::string_view path, std::string_view api_version,
+                       std::string_view kind, const ObjectMeta& meta, std::string_view status_json);
 
 // Reads the object at `path`, lets `mutate` turn its JSON into the new object's JSON (keeping
 // metadata.resourceVersion, which makes the write conditional), and PUTs it to `path` +

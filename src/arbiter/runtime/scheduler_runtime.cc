@@ -275,7 +275,11 @@ Status SchedulerRuntime::Wait() {
     if (loop_started_) {
       ARBITER_LOG(kInfo) << "stopped sessions=" << sessions_.load()
                          << " bound=" << binder_.counts().bound
-                         << " bind_failures=" << binder_.counts().failed;
+                         << " bind_failures=" << binder_.counts().failed
+                         << " group_status_writes_unread="
+                         << status_writer_.group_write_counts().unread
+                         << " group_status_writes_read_first="
+                         << status_writer_.group_write_counts().read_first;
     }
   }
   std::lock_guard lock(mu_);

@@ -17,6 +17,7 @@
 // Thread safety: all methods from any thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -62,6 +63,16 @@ class StatusWriter {
   void Stop() { queue_.Stop(); }
 
   WriteQueue::Counts counts() const { return queue_.counts(); }
+  // Arbiter's PodGroups' status writes made without a read (conditional on the session's
+  // resourceVersion), and those that found the group changed and were read and written again.
+  struct GroupWriteCounts {
+    std::uint64_t unread = 0;
+    std::uint64_t read_first = 0;
+  };
+  GroupWriteCounts group_write_counts() const {
+    return {group_counts_.unread.load(std::memory_order_relaxed),
+            group_counts_.read_first.load(std::memory_order_relaxed)};
+  }
 
  private:
   Status WriteGroup(const std::string& key, const PodGroupUpdate& update);
@@ -74,7 +85,11 @@ class StatusWriter {
   RecentWrites<QueueStatus> queues_;     // by name
   RecentWrites<std::string> pods_;       // by uid: the message written
   RecentWrites<bool> refreshed_;         // by uid: a reason was written (refresh_reasons_every)
-  WriteQueue queue_;                     // last: its thread uses the members above
+  struct {
+    std::atomic<std::uint64_t> unread{0};
+    std::atomic<std::uint64_t> read_first{0};
+  } group_counts_;
+  WriteQueue queue_;  // last: its thread uses the members above
 };
 
 }  // namespace arbiter::runtime
