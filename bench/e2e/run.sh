@@ -256,9 +256,8 @@ EOF
         --secure-port=0 --v=1 </dev/null >"$logs/$phase.log" 2>&1 &
       ;;
     arbiter | arbiter-gang | *-arbiter | *-arbiter-gang)
-      local extra=()
+      local extra=() dir=$bin_dir
       # A variant's flags, split on blanks as a shell would split them unquoted.
-      local dir=$bin_dir
       [[ $phase == arbiter || $phase == arbiter-gang ]] || read -ra extra <<<"${variants[${phase%-arbiter*}]}"
       [[ $phase == base-arbiter* && -n $base_bin_dir ]] && dir=$base_bin_dir
       "$dir/arbiter-scheduler" --kubeconfig "$KUBECONFIG" --scheduler-name "$scheduler" \

@@ -1,8 +1,10 @@
 // StatusWriter: writes what sessions decided about objects' status back to the API server, off
 // the session loop (a WriteQueue thread):
 //   * PodGroup status (the status subresource of arbiter.dev/v1alpha1 PodGroups, or of another
-//     API's PodGroup in that API's shape: status_json.h), through k8s::UpdateStatus, so a
-//     concurrent change is read again and retried, not overwritten;
+//     API's PodGroup in that API's shape: status_json.h), never over a concurrent change: an
+//     Arbiter PodGroup's status, wholly Arbiter's, in one write conditional on the
+//     resourceVersion the session saw (k8s::ReplaceStatusAt); another API's, or after a
+//     conflict, read again and merged (k8s::UpdateStatus);
 //   * PodScheduled=False/Unschedulable on pods that stay pending (a strategic-merge patch of
 //     pods/status), as kube-scheduler writes it, so `kubectl describe pod` says why.
 //
