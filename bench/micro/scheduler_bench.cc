@@ -15,8 +15,15 @@
 //       BM_Session's shapes with filterThreads T (extra threads filtering one task's nodes): what
 //       fanning the filter out pays on this machine, T = 0 being the baseline beside it.
 //   BM_TakeSnapshot/...
-//       ClusterCache::TakeSnapshot of the same cluster (not included in BM_Session): the snapshot
-//       update after any change, which rebuilds nodes' aggregates and jobs.
+//       ClusterCache::TakeSnapshot of the same cluster (not included in BM_Session) after a change
+//       no job sees (a namespace's labels): the nodes' aggregates rebuilt and every job carried
+//       over, copied since the previous snapshot is still held.
+//   BM_SnapshotAfterChanges/nodes:N/gangs:G/changed:C/share:S
+//       What a session's snapshot costs in a busy cluster: G gangs of 3 on N nodes, C pods bound
+//       or unbound (untimed) since the last snapshot, which nobody holds any more (as between two
+//       sessions); share:1 carries the unchanged jobs over (the default), share:0 builds every
+//       job, the baseline beside it. Freeing what the previous snapshot does not pass on is
+//       timed.
 //   BM_SessionPreempt/nodes:N/running:R/pending:P
 //       Preemption's target shape (issue 13): N full nodes running R low-priority single pods (2
 //       CPU each, two per node), and P pending high-priority gangs of 2 pods of 2 CPU that can
@@ -204,6 +211,56 @@ void BM_TakeSnapshot(benchmark::State& state) {
                                                     benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void BM_SnapshotAfterChanges(benchmark::State& state) {
+  const std::int64_t nodes = state.range(0);
+  const std::int64_t gangs = state.range(1);
+  const std::int64_t changed = state.range(2);
+  CacheOptions options;
+  options.share_unchanged_jobs = state.range(3) != 0;
+  ClusterCache cache(options);
+  cache.UpsertQueue(MakeQueue("default"));
+  for (std::int64_t n = 0; n < nodes; ++n) {
+    cache.UpsertNode(
+        MakeNode("node-" + Padded(n, 5)).Cpu(kNodeCpu).Memory(kNodeMemory).Pods(kNodePods).Build());
+  }
+  // Every pod twice, unbound and bound, so that a change costs no building inside the loop.
+  std::vector<std::pair<Pod, Pod>> pods;
+  pods.reserve(static_cast<std::size_t>(gangs * 3));
+  for (std::int64_t g = 0; g < gangs; ++g) {
+    const std::string group = "job-" + Padded(g, 5);
+    cache.UpsertPodGroup(MakePodGroup(group).MinMember(3).Created(g).Build());
+    for (std::int64_t i = 0; i < 3; ++i) {
+      testing::PodBuilder pod = MakePod(group + "-" + Padded(i, 3));
+      pod.Request("cpu", kPodCpu).Request("memory", kPodMemory).Created(g).Group(group);
+      Pod pending = pod.Build();
+      Pod bound =
+          pod.OnNode("node-" + Padded((g * 3 + i) % nodes, 5)).Phase(PodPhase::kRunning).Build();
+      cache.UpsertPod(bound);
+      pods.emplace_back(std::move(pending), std::move(bound));
+    }
+  }
+  std::shared_ptr<const Snapshot> snapshot = cache.TakeSnapshot(testing::TestEpoch());
+  std::size_t next = 0;
+  bool unbind = true;
+  // Spread over the cluster, as binds and finishes are.
+  const std::size_t stride = 7919;
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (std::int64_t c = 0; c < changed; ++c) {
+      next = (next + stride) % pods.size();
+      cache.UpsertPod(unbind ? pods[next].first : pods[next].second);
+    }
+    unbind = !unbind;
+    snapshot.reset();
+    state.ResumeTiming();
+    snapshot = cache.TakeSnapshot(testing::TestEpoch());
+    benchmark::DoNotOptimize(snapshot.get());
+  }
+  ARBITER_CHECK(static_cast<std::int64_t>(snapshot->tasks.size()) == gangs * 3);
+  state.counters["pods_per_s"] = benchmark::Counter(static_cast<double>(gangs * 3),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // Preemption on a full cluster (the shape in the header comment).
 void BM_SessionPreempt(benchmark::State& state) {
   const std::int64_t nodes = state.range(0);
@@ -347,6 +404,11 @@ BENCHMARK(BM_SessionFilterThreads)
     ->ArgsProduct({{5000}, {10000}, {1}, {1, 10000}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TakeSnapshot)->Apply(SessionArgs)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SnapshotAfterChanges)
+    ->ArgNames({"nodes", "gangs", "changed", "share"})
+    ->ArgsProduct({{1000}, {1000}, {30}, {0, 1}})
+    ->ArgsProduct({{10000}, {50000}, {300}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SessionPreempt)
     ->ArgNames({"nodes", "running", "pending"})
     ->Args({1000, 2000, 100})

@@ -1,9 +1,11 @@
 #include "arbiter/cache/cluster_cache.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -109,8 +111,17 @@ void ClusterCache::LinkLocked(PodEntry& entry) {
   entry.job = it;
 }
 
+void ClusterCache::MarkJobLocked(const PodEntry& entry) {
+  if (entry.job.has_value() && !rebuild_all_jobs_) changed_jobs_.insert((*entry.job)->first);
+}
+
+void ClusterCache::MarkGroupJobLocked(const std::string& namespace_name, const std::string& name) {
+  if (!rebuild_all_jobs_) changed_jobs_.insert(JobKey{namespace_name, name, false});
+}
+
 void ClusterCache::UnlinkLocked(PodEntry& entry) {
   if (!entry.job.has_value()) return;
+  MarkJobLocked(entry);
   const JobMap::iterator it = *entry.job;
   entry.job.reset();
   auto member = it->second.pods.find(entry.pod->meta.name);
@@ -121,7 +132,10 @@ void ClusterCache::UnlinkLocked(PodEntry& entry) {
 void ClusterCache::UpsertNode(const Node& node) {
   std::lock_guard lock(mu_);
   auto [it, added] = nodes_.try_emplace(node.meta.name);
-  if (added) ++node_set_generation_;  // node indexes move
+  if (added) {
+    ++node_set_generation_;  // node indexes move
+    rebuild_all_jobs_ = true;
+  }
   NodeEntry& entry = it->second;
   entry.node = std::make_shared<const Node>(node);
   entry.allocatable = resources_.FromList(node.allocatable);
@@ -130,7 +144,10 @@ void ClusterCache::UpsertNode(const Node& node) {
 
 void ClusterCache::DeleteNode(const std::string& name) {
   std::lock_guard lock(mu_);
-  if (nodes_.erase(name) > 0) ++node_set_generation_;
+  if (nodes_.erase(name) > 0) {
+    ++node_set_generation_;
+    rebuild_all_jobs_ = true;
+  }
   ++generation_;
 }
 
@@ -144,6 +161,7 @@ void ClusterCache::UpsertPod(const Pod& pod) {
   auto task_label = pod.meta.labels.find(std::string(kTaskLabel));
   entry.task_name = task_label == pod.meta.labels.end() ? std::string() : task_label->second;
   LinkLocked(entry);
+  MarkJobLocked(entry);
   StatusOr<ResourceList> request = pod.EffectiveRequest();
   if (request.ok()) {
     entry.request = resources_.FromList(*request);
@@ -231,6 +249,7 @@ void ClusterCache::UpsertPodGroup(const PodGroup& group) {
       std::make_shared<const PodGroup>(group);
   ChooseGroupLocked(entry);
   jobs_[JobKey{group.meta.namespace_name, group.meta.name, false}].group = &entry;
+  MarkGroupJobLocked(group.meta.namespace_name, group.meta.name);
   ++generation_;
 }
 
@@ -239,6 +258,7 @@ void ClusterCache::DeletePodGroup(const PodGroup& group) {
   auto entry = groups_.find(GroupKey(group.meta.namespace_name, group.meta.name));
   if (entry == groups_.end()) return;
   entry->second.of_dialect[static_cast<std::size_t>(group.dialect)].reset();
+  MarkGroupJobLocked(group.meta.namespace_name, group.meta.name);
   if (!ChooseGroupLocked(entry->second)) {
     groups_.erase(entry);
     if (auto it = jobs_.find(JobKey{group.meta.namespace_name, group.meta.name, false});
@@ -252,13 +272,15 @@ void ClusterCache::DeletePodGroup(const PodGroup& group) {
 
 void ClusterCache::UpsertQueue(const Queue& queue) {
   std::lock_guard lock(mu_);
-  queues_[queue.meta.name] = std::make_shared<const Queue>(queue);
+  auto [it, added] = queues_.try_emplace(queue.meta.name);
+  it->second = std::make_shared<const Queue>(queue);
+  if (added) queue_set_changed_ = true;
   ++generation_;
 }
 
 void ClusterCache::DeleteQueue(const std::string& name) {
   std::lock_guard lock(mu_);
-  queues_.erase(name);
+  if (queues_.erase(name) > 0) queue_set_changed_ = true;
   ++generation_;
 }
 
@@ -281,12 +303,14 @@ void ClusterCache::DeleteResourceQuota(const ResourceQuota& quota) {
 void ClusterCache::UpsertPriorityClass(const PriorityClass& priority_class) {
   std::lock_guard lock(mu_);
   priority_classes_[priority_class.meta.name] = priority_class;
+  rebuild_all_jobs_ = true;  // jobs' priorities
   ++generation_;
 }
 
 void ClusterCache::DeletePriorityClass(const std::string& name) {
   std::lock_guard lock(mu_);
   priority_classes_.erase(name);
+  rebuild_all_jobs_ = true;
   ++generation_;
 }
 
@@ -311,6 +335,7 @@ void ClusterCache::Assume(const std::string& pod_uid, const std::string& node_na
   it->second.assume_expiry.reset();
   expiring_.erase(pod_uid);
   CountLocked(it->second);
+  MarkJobLocked(it->second);
   ++generation_;
 }
 
@@ -325,24 +350,35 @@ void ClusterCache::BindFailed(const std::string& pod_uid, Clock::MonotonicTime n
 
 void ClusterCache::UpsertPodDisruptionBudget(const PodDisruptionBudget& pdb) {
   std::lock_guard lock(mu_);
-  pdbs_[pdb.meta.Key()] = std::make_shared<const PodDisruptionBudget>(pdb);
+  auto [it, added] = pdbs_.try_emplace(pdb.meta.Key());
+  // Which budget covers a task moves only with the set of budgets and their selectors, not with
+  // the status that the disruption controller rewrites as pods come and go.
+  if (added || it->second->selector != pdb.selector) rebuild_all_jobs_ = true;
+  it->second = std::make_shared<const PodDisruptionBudget>(pdb);
   ++generation_;
 }
 
 void ClusterCache::DeletePodDisruptionBudget(const PodDisruptionBudget& pdb) {
   std::lock_guard lock(mu_);
-  if (pdbs_.erase(pdb.meta.Key()) > 0) ++generation_;
+  if (pdbs_.erase(pdb.meta.Key()) > 0) {
+    rebuild_all_jobs_ = true;
+    ++generation_;
+  }
 }
 
 void ClusterCache::UpsertDataSet(const DataSet& data_set) {
   std::lock_guard lock(mu_);
   data_sets_[data_set.meta.Key()] = std::make_shared<const DataSet>(data_set);
+  rebuild_all_jobs_ = true;  // the jobs whose groups name it
   ++generation_;
 }
 
 void ClusterCache::DeleteDataSet(const DataSet& data_set) {
   std::lock_guard lock(mu_);
-  if (data_sets_.erase(data_set.meta.Key()) > 0) ++generation_;
+  if (data_sets_.erase(data_set.meta.Key()) > 0) {
+    rebuild_all_jobs_ = true;
+    ++generation_;
+  }
 }
 
 void ClusterCache::ForgetEvicting(const std::string& pod_uid) {
@@ -350,6 +386,7 @@ void ClusterCache::ForgetEvicting(const std::string& pod_uid) {
   auto it = pods_.find(pod_uid);
   if (it == pods_.end() || !it->second.evicting_until.has_value()) return;
   it->second.evicting_until.reset();
+  MarkJobLocked(it->second);
   ++generation_;
 }
 
@@ -359,6 +396,7 @@ void ClusterCache::AssumeEvictionRefused(const std::string& pod_uid, Clock::Mono
   if (it == pods_.end()) return;
   it->second.refused_until = until;
   preempting_.insert(pod_uid);
+  MarkJobLocked(it->second);
   ++generation_;
 }
 
@@ -368,6 +406,7 @@ void ClusterCache::ForgetNominated(const std::string& pod_uid) {
   if (it == pods_.end() || !it->second.nominated.has_value()) return;
   it->second.nominated.reset();
   it->second.nominated_until.reset();
+  MarkJobLocked(it->second);
   ++generation_;
 }
 
@@ -376,6 +415,7 @@ void ClusterCache::ForgetGroupStatus(const std::string& namespace_name, const st
   auto it = groups_.find(GroupKey(namespace_name, name));
   if (it == groups_.end() || it->second.assumed == nullptr) return;
   it->second.assumed.reset();
+  MarkGroupJobLocked(namespace_name, name);
   ++generation_;
 }
 
@@ -385,6 +425,7 @@ void ClusterCache::AssumeEvicting(const std::string& pod_uid, Clock::MonotonicTi
   if (it == pods_.end() || it->second.pod->meta.deletion_timestamp.has_value()) return;
   it->second.evicting_until = until;
   preempting_.insert(pod_uid);
+  MarkJobLocked(it->second);
   ++generation_;
 }
 
@@ -401,6 +442,7 @@ void ClusterCache::AssumeNominated(const std::string& pod_uid, const std::string
     it->second.nominated_until = until;
     preempting_.insert(pod_uid);
   }
+  MarkJobLocked(it->second);
   ++generation_;
 }
 
@@ -420,6 +462,7 @@ void ClusterCache::AssumeGroupStatus(const std::string& namespace_name, const st
     // Another API's status never shows all of it: kept until the next write (no expiry).
     if (entry.group->dialect == PodGroupDialect::kArbiter) assumed_groups_.insert(it->first);
   }
+  MarkGroupJobLocked(namespace_name, name);
   ++generation_;
 }
 
@@ -431,6 +474,7 @@ int ClusterCache::ExpireAssumed(Clock::MonotonicTime now) {
       key = assumed_groups_.erase(key);
     } else if (it->second.assumed_until <= now) {
       it->second.assumed.reset();
+      MarkGroupJobLocked(it->second.group->meta.namespace_name, it->second.group->meta.name);
       ++generation_;
       key = assumed_groups_.erase(key);
     } else {
@@ -446,15 +490,18 @@ int ClusterCache::ExpireAssumed(Clock::MonotonicTime now) {
     PodEntry& entry = it->second;
     if (entry.evicting_until.has_value() && *entry.evicting_until <= now) {
       entry.evicting_until.reset();
+      MarkJobLocked(entry);
       ++generation_;
     }
     if (entry.nominated_until.has_value() && *entry.nominated_until <= now) {
       entry.nominated.reset();
       entry.nominated_until.reset();
+      MarkJobLocked(entry);
       ++generation_;
     }
     if (entry.refused_until.has_value() && *entry.refused_until <= now) {
       entry.refused_until.reset();
+      MarkJobLocked(entry);
       ++generation_;
     }
     if (!entry.evicting_until.has_value() && !entry.nominated.has_value() &&
@@ -481,6 +528,7 @@ int ClusterCache::ExpireAssumed(Clock::MonotonicTime now) {
     entry.assumed_node.clear();
     entry.assume_expiry.reset();
     CountLocked(entry);
+    MarkJobLocked(entry);
     uid = expiring_.erase(uid);
     ++expired;
   }
@@ -497,6 +545,7 @@ void ClusterCache::Forget(const std::string& pod_uid) {
   it->second.assume_expiry.reset();
   expiring_.erase(pod_uid);
   CountLocked(it->second);
+  MarkJobLocked(it->second);
   ++generation_;
 }
 
@@ -537,7 +586,13 @@ std::shared_ptr<const Snapshot> ClusterCache::TakeSnapshot(Clock::WallTime now) 
     std::lock_guard lock(mu_);
     if (last_snapshot_ != nullptr && snapshot_generation_ == generation_) return last_snapshot_;
     previous = std::move(last_snapshot_);
-    last_snapshot_ = BuildLocked(now, std::exchange(spare_, {}));
+    // Nobody else can take a new reference to `previous` (only this method hands snapshots out,
+    // under the lock), so when the cache holds the only one its contents can be moved.
+    const bool movable = previous != nullptr && previous.use_count() == 1;
+    // What the last other holder did with it happens before what is done here (its release of
+    // the count, then this acquire).
+    if (movable) std::atomic_thread_fence(std::memory_order_acquire);
+    last_snapshot_ = BuildLocked(now, std::exchange(spare_, {}), previous.get(), movable);
     snapshot_generation_ = generation_;
     built = last_snapshot_;
   }
@@ -582,7 +637,7 @@ void ClusterCache::BuildNodesLocked(Snapshot& snapshot) const {
   }
 }
 
-void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
+void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool movable) {
   std::optional<std::int32_t> default_priority;
   for (const auto& [name, pc] : priority_classes_) {
     if (pc.global_default)
@@ -619,12 +674,12 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
 
   snapshot.jobs.reserve(jobs_.size());
   snapshot.tasks.reserve(pods_.size());
-  for (const auto& [key, members] : jobs_) {
+  const auto build_job = [&](const JobKey& key, const JobMembers& members) {
     const auto& [ns, name, singleton] = key;
     // Groups with no pod yet still get a job, so that their status is kept (admission, counts),
     // if their namespace is in scope (pods out of scope are never members).
     if (members.pods.empty() && !options_.namespaces.empty() && !options_.namespaces.contains(ns)) {
-      continue;
+      return;
     }
     JobInfo job;
     job.namespace_name = ns;
@@ -703,10 +758,62 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot) const {
       snapshot.tasks.push_back(std::move(task));
     }
     snapshot.jobs.push_back(std::move(job));
+  };
+
+  // A job nothing changed since `previous` was built: the same entries, at their new positions.
+  const auto carry_job = [&](JobInfo& old) {
+    const auto job_index = JobIndex::Of(snapshot.jobs.size());
+    JobInfo& job =
+        movable ? snapshot.jobs.emplace_back(std::move(old)) : snapshot.jobs.emplace_back(old);
+    for (TaskIndex& t : job.tasks) {
+      TaskInfo& was = previous->tasks[t.pos()];
+      TaskInfo& task =
+          movable ? snapshot.tasks.emplace_back(std::move(was)) : snapshot.tasks.emplace_back(was);
+      task.job = job_index;
+      t = TaskIndex::Of(snapshot.tasks.size() - 1);
+    }
+    if (queue_set_changed_) {
+      const std::optional<QueueIndex> q = snapshot.FindQueue(job.queue);
+      job.queue_index = q.value_or(kNoQueue);
+    }
+  };
+
+  if (previous == nullptr || rebuild_all_jobs_ || !options_.share_unchanged_jobs) {
+    for (const auto& [key, members] : jobs_) build_job(key, members);
+  } else {
+    // Both in the order of jobs_: merge them, building the changed jobs (those still in jobs_)
+    // and carrying the rest over.
+    const auto build_if_present = [&](const JobKey& key) {
+      if (auto it = jobs_.find(key); it != jobs_.end()) build_job(it->first, it->second);
+    };
+    auto changed = changed_jobs_.begin();
+    for (JobInfo& old : previous->jobs) {
+      // The order of JobKey, one comparison of each string per pair.
+      const auto order = [&old](const JobKey& key) {
+        if (int c = old.namespace_name.compare(key.namespace_name); c != 0) return c;
+        if (int c = old.name.compare(key.name); c != 0) return c;
+        return static_cast<int>(old.IsSingleton()) - static_cast<int>(key.singleton);
+      };
+      int c = 1;
+      for (; changed != changed_jobs_.end() && (c = order(*changed)) >= 0; ++changed) {
+        build_if_present(*changed);
+        if (c == 0) break;
+      }
+      if (c == 0) {
+        ++changed;  // built in its place
+        continue;
+      }
+      carry_job(old);
+    }
+    for (; changed != changed_jobs_.end(); ++changed) build_if_present(*changed);
   }
+  changed_jobs_.clear();
+  rebuild_all_jobs_ = !options_.share_unchanged_jobs;
+  queue_set_changed_ = false;
 }
 
-std::shared_ptr<Snapshot> ClusterCache::BuildLocked(Clock::WallTime now, SpareArrays spare) const {
+std::shared_ptr<Snapshot> ClusterCache::BuildLocked(Clock::WallTime now, SpareArrays spare,
+                                                    Snapshot* previous, bool movable) {
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->tasks = std::move(spare.tasks);
   snapshot->jobs = std::move(spare.jobs);
@@ -720,7 +827,7 @@ std::shared_ptr<Snapshot> ClusterCache::BuildLocked(Clock::WallTime now, SpareAr
     QueueInfo& info = snapshot->queues.emplace_back(QueueInfo{queue, std::nullopt});
     if (auto it = quotas.find(name); it != quotas.end()) info.quota_cap = QuotaCap(it->second);
   }
-  BuildJobsLocked(*snapshot);
+  BuildJobsLocked(*snapshot, previous, movable);
   for (const auto& [name, labels] : namespaces_) snapshot->namespace_labels.emplace(name, labels);
   snapshot->priority_classes.reserve(priority_classes_.size());
   for (const auto& [name, pc] : priority_classes_) snapshot->priority_classes.push_back(pc);

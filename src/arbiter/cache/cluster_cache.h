@@ -12,8 +12,10 @@
 //     nodes are in scope, never what is counted on a node.
 //
 // Incremental: each event updates the per-node aggregates (used, ports, pod count) and the job
-// membership in place; TakeSnapshot() copies the current state (shared pointers to the immutable
-// objects, aggregates by value) and returns the previous snapshot again when nothing changed.
+// membership in place, and marks the job it touched; TakeSnapshot() copies the current state
+// (shared pointers to the immutable objects, aggregates by value), builds only the marked jobs and
+// carries the others over from the previous snapshot (moved when nobody else holds it), and
+// returns the previous snapshot again when nothing changed.
 //
 // Thread safety: all methods may be called from any thread (one mutex); snapshots are immutable.
 #pragma once
@@ -48,6 +50,10 @@ struct CacheOptions {
   std::string scheduler_name = "arbiter";
   std::set<std::string> namespaces;  // empty: every namespace
   Labels node_selector;              // empty: every node (R9's static zone)
+  // A snapshot carries over, from the one before it, the jobs (and their tasks) that nothing
+  // changed since, and builds only the others. Off: every snapshot builds every job (the same
+  // snapshot, more slowly; for tests and benchmarks to compare against).
+  bool share_unchanged_jobs = true;
 };
 
 class ClusterCache {
@@ -205,9 +211,15 @@ class ClusterCache {
     std::vector<TaskInfo> tasks;
     std::vector<JobInfo> jobs;
   };
-  std::shared_ptr<Snapshot> BuildLocked(Clock::WallTime now, SpareArrays spare) const;
+  // `previous`: the snapshot built last, whose unchanged jobs are carried over (moved out of it
+  // when `movable`); null: every job is built.
+  std::shared_ptr<Snapshot> BuildLocked(Clock::WallTime now, SpareArrays spare, Snapshot* previous,
+                                        bool movable);
   void BuildNodesLocked(Snapshot& snapshot) const;
-  void BuildJobsLocked(Snapshot& snapshot) const;
+  void BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool movable);
+  // What the next snapshot must build again rather than carry over.
+  void MarkJobLocked(const PodEntry& entry);
+  void MarkGroupJobLocked(const std::string& namespace_name, const std::string& name);
 
   const CacheOptions options_;
   mutable std::mutex mu_;
@@ -234,6 +246,12 @@ class ClusterCache {
   std::uint64_t snapshot_generation_ = 0;
   std::shared_ptr<Snapshot> last_snapshot_;  // handed out as const; only the cache recycles it
   SpareArrays spare_;
+  // Jobs changed since last_snapshot_ was built (present or gone from jobs_ now), in the order of
+  // the snapshot's jobs. A change that can move what every job refers to (the set of nodes, of
+  // budgets or of their selectors, priority classes, data sets) rebuilds them all instead.
+  std::set<JobKey> changed_jobs_;
+  bool rebuild_all_jobs_ = true;
+  bool queue_set_changed_ = false;  // a queue came or went: jobs' queue indexes move
 };
 
 }  // namespace arbiter

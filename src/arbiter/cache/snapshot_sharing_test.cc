@@ -1,0 +1,306 @@
+// Snapshots that carry unchanged jobs over from the one before (CacheOptions::
+// share_unchanged_jobs) are the snapshots that building every job gives: two caches fed the same
+// random stream of events, one sharing and one not, are compared field by field after each burst,
+// with the previous snapshot sometimes still held (its jobs copied) and sometimes not (moved).
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "arbiter/cache/cluster_cache.h"
+#include "arbiter/testing/builders.h"
+
+namespace arbiter {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakePodGroup;
+using testing::MakePriorityClass;
+using testing::MakeQueue;
+using testing::TestEpoch;
+
+const Clock::MonotonicTime kT0 = Clock::MonotonicTime(std::chrono::seconds(1000));
+
+void ExpectSameTask(const TaskInfo& a, const TaskInfo& b, const std::string& where) {
+  SCOPED_TRACE(where + " task " + b.Key());
+  EXPECT_EQ(*a.pod, *b.pod);
+  EXPECT_EQ(a.task_name, b.task_name);
+  EXPECT_EQ(a.priority, b.priority);
+  EXPECT_EQ(a.request, b.request);
+  EXPECT_EQ(a.host_ports, b.host_ports);
+  EXPECT_EQ(a.constraint_hash, b.constraint_hash);
+  EXPECT_EQ(a.placement_hash, b.placement_hash);
+  EXPECT_EQ(a.state, b.state);
+  EXPECT_EQ(a.node, b.node);
+  EXPECT_EQ(a.nominated, b.nominated);
+  EXPECT_EQ(a.job, b.job);
+  EXPECT_EQ(a.pdb, b.pdb);
+  EXPECT_EQ(a.eviction_refused, b.eviction_refused);
+}
+
+void ExpectSameJob(const JobInfo& a, const JobInfo& b, const std::string& where) {
+  SCOPED_TRACE(where + " job " + b.Key());
+  EXPECT_EQ(a.namespace_name, b.namespace_name);
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.uid, b.uid);
+  ASSERT_EQ(a.group == nullptr, b.group == nullptr);
+  if (a.group != nullptr) {
+    EXPECT_EQ(*a.group, *b.group);
+  }
+  ASSERT_EQ(a.data_set == nullptr, b.data_set == nullptr);
+  if (a.data_set != nullptr) {
+    EXPECT_EQ(*a.data_set, *b.data_set);
+  }
+  EXPECT_EQ(a.group_missing, b.group_missing);
+  EXPECT_EQ(a.queue, b.queue);
+  EXPECT_EQ(a.queue_index, b.queue_index);
+  EXPECT_EQ(a.min_member, b.min_member);
+  EXPECT_EQ(a.min_task_member, b.min_task_member);
+  EXPECT_EQ(a.priority_class_name, b.priority_class_name);
+  EXPECT_EQ(a.priority, b.priority);
+  EXPECT_EQ(a.min_resources, b.min_resources);
+  EXPECT_EQ(a.phase, b.phase);
+  EXPECT_EQ(a.creation, b.creation);
+  EXPECT_EQ(a.tasks, b.tasks);
+}
+
+void ExpectSameSnapshot(const Snapshot& shared, const Snapshot& built, const std::string& where) {
+  ASSERT_EQ(shared.nodes.size(), built.nodes.size()) << where;
+  ASSERT_EQ(shared.jobs.size(), built.jobs.size()) << where;
+  ASSERT_EQ(shared.tasks.size(), built.tasks.size()) << where;
+  for (std::size_t j = 0; j < built.jobs.size(); ++j) {
+    ExpectSameJob(shared.jobs[j], built.jobs[j], where);
+  }
+  for (std::size_t t = 0; t < built.tasks.size(); ++t) {
+    ExpectSameTask(shared.tasks[t], built.tasks[t], where);
+  }
+}
+
+// One random event, applied to both caches alike.
+class EventStream {
+ public:
+  explicit EventStream(std::uint32_t seed) : rng_(seed) {}
+
+  void ApplyOne(ClusterCache& a, ClusterCache& b) {
+    const auto both = [&](const auto& f) {
+      f(a);
+      f(b);
+    };
+    const std::string ns = Pick({"ml", "web", "batch"});
+    const std::string pod = "p" + std::to_string(Below(40));
+    const std::string uid = ns + "/" + pod;
+    const std::string group = "g" + std::to_string(Below(8));
+    const std::string node = "n" + std::to_string(Below(6));
+    const Clock::MonotonicTime until = kT0 + std::chrono::seconds(Below(60));
+    switch (Below(22)) {
+      case 0:
+      case 1:
+      case 2:
+      case 3: {  // pods come, move, finish, are deleted
+        auto p = MakePod(pod).Namespace(ns).Uid(uid).Request("cpu", std::to_string(1 + Below(3)));
+        if (Below(3) != 0) p.Group(group);
+        if (Below(4) == 0) p.Task(Pick({"ps", "worker"}));
+        if (Below(3) == 0) p.OnNode(node);
+        if (Below(5) == 0)
+          p.Phase(Pick({PodPhase::kRunning, PodPhase::kSucceeded, PodPhase::kFailed}));
+        if (Below(8) == 0) p.SchedulerName("other");
+        if (Below(6) == 0) p.Label("app", Pick({"db", "web"}));
+        if (Below(10) == 0) p.HostPort(8080);
+        if (Below(6) == 0) p.Priority(static_cast<std::int32_t>(Below(100)));
+        Pod built = p.Build();
+        if (Below(12) == 0) built.meta.deletion_timestamp = TestEpoch();
+        if (Below(10) == 0) built.status.nominated_node_name = node;
+        both([&](ClusterCache& c) { c.UpsertPod(built); });
+        break;
+      }
+      case 4:
+        both([&](ClusterCache& c) { c.DeletePod(MakePod(pod).Namespace(ns).Uid(uid).Build()); });
+        break;
+      case 5: {
+        auto g =
+            MakePodGroup(group).Namespace(ns).MinMember(static_cast<std::int32_t>(1 + Below(3)));
+        if (Below(2) == 0) g.Queue(Pick({"default", "research", "gone"}));
+        if (Below(3) == 0) g.PriorityClass(Pick({"high", "low"}));
+        if (Below(4) == 0) g.DataSetName("clicks");
+        if (Below(4) == 0)
+          g.Dialect(Pick({PodGroupDialect::kKubernetes, PodGroupDialect::kVolcano}));
+        PodGroup built = g.Build();
+        both([&](ClusterCache& c) { c.UpsertPodGroup(built); });
+        break;
+      }
+      case 6: {
+        PodGroup built = MakePodGroup(group).Namespace(ns).Build();
+        if (Below(3) == 0) built.dialect = PodGroupDialect::kKubernetes;
+        both([&](ClusterCache& c) { c.DeletePodGroup(built); });
+        break;
+      }
+      case 7:
+        both([&](ClusterCache& c) { c.UpsertNode(MakeNode(node).Cpu("8").Build()); });
+        break;
+      case 8:
+        if (Below(3) == 0) both([&](ClusterCache& c) { c.DeleteNode(node); });
+        break;
+      case 9: {
+        const std::string queue = Pick({"default", "research", "extra"});
+        if (Below(3) == 0) {
+          both([&](ClusterCache& c) { c.DeleteQueue(queue); });
+        } else {
+          both([&](ClusterCache& c) { c.UpsertQueue(MakeQueue(queue)); });
+        }
+        break;
+      }
+      case 10: {
+        PodDisruptionBudget pdb;
+        pdb.meta.namespace_name = ns;
+        pdb.meta.name = Pick({"db", "web"});
+        pdb.selector.emplace().match_labels["app"] = Pick({"db", "web"});
+        pdb.disruptions_allowed = static_cast<std::int32_t>(Below(3));
+        if (Below(4) == 0) {
+          both([&](ClusterCache& c) { c.DeletePodDisruptionBudget(pdb); });
+        } else {
+          both([&](ClusterCache& c) { c.UpsertPodDisruptionBudget(pdb); });
+        }
+        break;
+      }
+      case 11:
+        if (Below(4) == 0) {
+          const PriorityClass pc =
+              MakePriorityClass(Pick({"high", "low"}), static_cast<std::int32_t>(Below(1000)));
+          both([&](ClusterCache& c) { c.UpsertPriorityClass(pc); });
+        }
+        break;
+      case 12:
+        if (Below(4) == 0) {
+          DataSet d;
+          d.meta.namespace_name = ns;
+          d.meta.name = "clicks";
+          d.blocks = {DataBlock{"b" + std::to_string(Below(3)), {node}}};
+          both([&](ClusterCache& c) { c.UpsertDataSet(d); });
+        }
+        break;
+      case 13:
+        both([&](ClusterCache& c) { c.Assume(uid, node); });
+        break;
+      case 14:
+        both([&, ttl = std::chrono::seconds(Below(60))](ClusterCache& c) {
+          c.BindFailed(uid, kT0, ttl);
+        });
+        break;
+      case 15:
+        both([&](ClusterCache& c) { c.Forget(uid); });
+        break;
+      case 16:
+        if (Below(2) == 0) {
+          both([&](ClusterCache& c) { c.AssumeEvicting(uid, until); });
+        } else {
+          both([&](ClusterCache& c) { c.ForgetEvicting(uid); });
+        }
+        break;
+      case 17:
+        if (Below(2) == 0) {
+          both([&, to = Below(4) == 0 ? std::string() : node](ClusterCache& c) {
+            c.AssumeNominated(uid, to, until);
+          });
+        } else {
+          both([&](ClusterCache& c) { c.ForgetNominated(uid); });
+        }
+        break;
+      case 18:
+        both([&](ClusterCache& c) { c.AssumeEvictionRefused(uid, until); });
+        break;
+      case 19: {
+        PodGroupStatus status;
+        status.phase = Pick({PodGroupPhase::kInqueue, PodGroupPhase::kRunning});
+        status.running = static_cast<std::int32_t>(Below(4));
+        if (Below(3) == 0) {
+          both([&](ClusterCache& c) { c.ForgetGroupStatus(ns, group); });
+        } else {
+          both([&](ClusterCache& c) { c.AssumeGroupStatus(ns, group, status, until); });
+        }
+        break;
+      }
+      case 20: {
+        const Clock::MonotonicTime now = kT0 + std::chrono::seconds(Below(70));
+        both([&](ClusterCache& c) { c.ExpireAssumed(now); });
+        break;
+      }
+      default: {
+        Namespace n;
+        n.meta.name = ns;
+        n.meta.labels = {{"team", Pick({"a", "b"})}};
+        both([&](ClusterCache& c) { c.UpsertNamespace(n); });
+        break;
+      }
+    }
+  }
+
+  std::uint32_t Below(std::uint32_t n) {
+    return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(rng_);
+  }
+
+ private:
+  template <typename T>
+  T Pick(std::initializer_list<T> choices) {
+    return *(choices.begin() + Below(static_cast<std::uint32_t>(choices.size())));
+  }
+  std::string Pick(std::initializer_list<const char*> choices) {
+    return *(choices.begin() + Below(static_cast<std::uint32_t>(choices.size())));
+  }
+
+  std::mt19937 rng_;
+};
+
+TEST(SnapshotSharingTest, CarriedOverJobsAreWhatBuildingEveryJobGives) {
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    CacheOptions sharing;
+    CacheOptions building;
+    building.share_unchanged_jobs = false;
+    if (seed % 4 ==
+        0) {  // a namespace filter: groups of other namespaces without pods are left out
+      sharing.namespaces = {"ml", "web"};
+      building.namespaces = sharing.namespaces;
+    }
+    ClusterCache a(sharing);
+    ClusterCache b(building);
+    EventStream events(seed);
+    std::shared_ptr<const Snapshot> held;
+    for (int burst = 0; burst < 150; ++burst) {
+      const std::uint32_t count = events.Below(6);
+      for (std::uint32_t i = 0; i < count; ++i) events.ApplyOne(a, b);
+      const Clock::WallTime now = TestEpoch() + std::chrono::seconds(burst);
+      std::shared_ptr<const Snapshot> shared = a.TakeSnapshot(now);
+      std::shared_ptr<const Snapshot> built = b.TakeSnapshot(now);
+      ExpectSameSnapshot(*shared, *built, "burst " + std::to_string(burst));
+      if (::testing::Test::HasFailure()) return;
+      // Held: the next snapshot copies what it carries over; dropped: it moves it.
+      held = events.Below(2) == 0 ? shared : nullptr;
+    }
+  }
+}
+
+// A snapshot still held keeps what the next one carried over from it.
+TEST(SnapshotSharingTest, AHeldSnapshotKeepsItsJobsWhenTheNextCarriesThemOver) {
+  ClusterCache cache{CacheOptions()};
+  cache.UpsertNode(MakeNode("n1").Cpu("4").Build());
+  cache.UpsertPod(MakePod("a").Group("g").Build());
+  cache.UpsertPod(MakePod("b").Group("h").Build());
+  auto held = cache.TakeSnapshot(TestEpoch());
+  cache.UpsertPod(MakePod("c").Group("h").Build());
+  auto next = cache.TakeSnapshot(TestEpoch());
+  ASSERT_EQ(held->jobs.size(), 2U);
+  ASSERT_EQ(held->tasks.size(), 2U);
+  EXPECT_EQ(held->jobs[0].name, "g");
+  EXPECT_EQ(held->tasks[0].name(), "a");
+  ASSERT_EQ(next->tasks.size(), 3U);
+  EXPECT_EQ(next->tasks[0].name(), "a");
+  EXPECT_EQ(next->jobs[1].tasks.size(), 2U);
+}
+
+}  // namespace
+}  // namespace arbiter
