@@ -216,7 +216,7 @@ void BM_SnapshotAfterChanges(benchmark::State& state) {
   const std::int64_t gangs = state.range(1);
   const std::int64_t changed = state.range(2);
   CacheOptions options;
-  options.share_unchanged_jobs = state.range(3) != 0;
+  options.share_unchanged = state.range(3) != 0;
   ClusterCache cache(options);
   cache.UpsertQueue(MakeQueue("default"));
   for (std::int64_t n = 0; n < nodes; ++n) {

@@ -68,6 +68,7 @@ void ClusterCache::CountLocked(PodEntry& entry) {
   const std::string& node = pod.spec.node_name.empty() ? entry.assumed_node : pod.spec.node_name;
   if (node.empty() || pod.Finished()) return;
   NodeAggregate& agg = aggregates_[node];
+  MarkNodeLocked(node);
   agg.used.Add(entry.request);
   agg.host_ports.insert(agg.host_ports.end(), entry.host_ports.begin(), entry.host_ports.end());
   ++agg.pod_count;
@@ -77,6 +78,7 @@ void ClusterCache::CountLocked(PodEntry& entry) {
 void ClusterCache::UncountLocked(PodEntry& entry) {
   if (entry.counted_node.empty()) return;
   auto it = aggregates_.find(entry.counted_node);
+  MarkNodeLocked(entry.counted_node);
   if (it != aggregates_.end()) {
     NodeAggregate& agg = it->second;
     agg.used.Subtract(entry.request);
@@ -111,12 +113,16 @@ void ClusterCache::LinkLocked(PodEntry& entry) {
   entry.job = it;
 }
 
+void ClusterCache::MarkNodeLocked(const std::string& name) {
+  if (!rebuild_all_) changed_nodes_.insert(name);
+}
+
 void ClusterCache::MarkJobLocked(const PodEntry& entry) {
-  if (entry.job.has_value() && !rebuild_all_jobs_) changed_jobs_.insert((*entry.job)->first);
+  if (entry.job.has_value() && !rebuild_all_) changed_jobs_.insert((*entry.job)->first);
 }
 
 void ClusterCache::MarkGroupJobLocked(const std::string& namespace_name, const std::string& name) {
-  if (!rebuild_all_jobs_) changed_jobs_.insert(JobKey{namespace_name, name, false});
+  if (!rebuild_all_) changed_jobs_.insert(JobKey{namespace_name, name, false});
 }
 
 void ClusterCache::UnlinkLocked(PodEntry& entry) {
@@ -134,9 +140,10 @@ void ClusterCache::UpsertNode(const Node& node) {
   auto [it, added] = nodes_.try_emplace(node.meta.name);
   if (added) {
     ++node_set_generation_;  // node indexes move
-    rebuild_all_jobs_ = true;
+    rebuild_all_ = true;
   }
   NodeEntry& entry = it->second;
+  MarkNodeLocked(node.meta.name);
   entry.node = std::make_shared<const Node>(node);
   entry.allocatable = resources_.FromList(node.allocatable);
   ++generation_;
@@ -146,7 +153,7 @@ void ClusterCache::DeleteNode(const std::string& name) {
   std::lock_guard lock(mu_);
   if (nodes_.erase(name) > 0) {
     ++node_set_generation_;
-    rebuild_all_jobs_ = true;
+    rebuild_all_ = true;
   }
   ++generation_;
 }
@@ -303,14 +310,14 @@ void ClusterCache::DeleteResourceQuota(const ResourceQuota& quota) {
 void ClusterCache::UpsertPriorityClass(const PriorityClass& priority_class) {
   std::lock_guard lock(mu_);
   priority_classes_[priority_class.meta.name] = priority_class;
-  rebuild_all_jobs_ = true;  // jobs' priorities
+  rebuild_all_ = true;  // jobs' priorities
   ++generation_;
 }
 
 void ClusterCache::DeletePriorityClass(const std::string& name) {
   std::lock_guard lock(mu_);
   priority_classes_.erase(name);
-  rebuild_all_jobs_ = true;
+  rebuild_all_ = true;
   ++generation_;
 }
 
@@ -353,7 +360,7 @@ void ClusterCache::UpsertPodDisruptionBudget(const PodDisruptionBudget& pdb) {
   auto [it, added] = pdbs_.try_emplace(pdb.meta.Key());
   // Which budget covers a task moves only with the set of budgets and their selectors, not with
   // the status that the disruption controller rewrites as pods come and go.
-  if (added || it->second->selector != pdb.selector) rebuild_all_jobs_ = true;
+  if (added || it->second->selector != pdb.selector) rebuild_all_ = true;
   it->second = std::make_shared<const PodDisruptionBudget>(pdb);
   ++generation_;
 }
@@ -361,7 +368,7 @@ void ClusterCache::UpsertPodDisruptionBudget(const PodDisruptionBudget& pdb) {
 void ClusterCache::DeletePodDisruptionBudget(const PodDisruptionBudget& pdb) {
   std::lock_guard lock(mu_);
   if (pdbs_.erase(pdb.meta.Key()) > 0) {
-    rebuild_all_jobs_ = true;
+    rebuild_all_ = true;
     ++generation_;
   }
 }
@@ -369,14 +376,14 @@ void ClusterCache::DeletePodDisruptionBudget(const PodDisruptionBudget& pdb) {
 void ClusterCache::UpsertDataSet(const DataSet& data_set) {
   std::lock_guard lock(mu_);
   data_sets_[data_set.meta.Key()] = std::make_shared<const DataSet>(data_set);
-  rebuild_all_jobs_ = true;  // the jobs whose groups name it
+  rebuild_all_ = true;  // the jobs whose groups name it
   ++generation_;
 }
 
 void ClusterCache::DeleteDataSet(const DataSet& data_set) {
   std::lock_guard lock(mu_);
   if (data_sets_.erase(data_set.meta.Key()) > 0) {
-    rebuild_all_jobs_ = true;
+    rebuild_all_ = true;
     ++generation_;
   }
 }
@@ -611,30 +618,45 @@ std::shared_ptr<const Snapshot> ClusterCache::TakeSnapshot(Clock::WallTime now) 
   return built;
 }
 
-void ClusterCache::BuildNodesLocked(Snapshot& snapshot) const {
-  snapshot.nodes.reserve(nodes_.size());
-  for (const auto& [name, entry] : nodes_) {
-    NodeInfo info;
-    info.node = entry.node;
-    info.allocatable = entry.allocatable;
-    if (auto it = aggregates_.find(name); it != aggregates_.end()) {
-      info.used = it->second.used;
-      info.host_ports_in_use = it->second.host_ports;
-      info.pod_count = it->second.pod_count;
-    }
-    const Node& node = *entry.node;
-    if (!MatchesNodeSelector(options_.node_selector, node.meta.labels)) {
-      info.out_of_scope_why = "node(s) didn't match the scheduler's --node-selector";
-    } else if (node.unschedulable) {
-      info.out_of_scope_why = "node(s) were unschedulable";
-    } else if (!node.Ready()) {
-      info.out_of_scope_why = "node(s) were not ready";
-    } else if (node.meta.deletion_timestamp.has_value()) {
-      info.out_of_scope_why = "node(s) were being deleted";
-    }
-    info.in_scope = info.out_of_scope_why.empty();
-    snapshot.nodes.push_back(std::move(info));
+NodeInfo ClusterCache::NodeInfoLocked(const std::string& name, const NodeEntry& entry) const {
+  NodeInfo info;
+  info.node = entry.node;
+  info.allocatable = entry.allocatable;
+  if (auto it = aggregates_.find(name); it != aggregates_.end()) {
+    info.used = it->second.used;
+    info.host_ports_in_use = it->second.host_ports;
+    info.pod_count = it->second.pod_count;
   }
+  const Node& node = *entry.node;
+  if (!MatchesNodeSelector(options_.node_selector, node.meta.labels)) {
+    info.out_of_scope_why = "node(s) didn't match the scheduler's --node-selector";
+  } else if (node.unschedulable) {
+    info.out_of_scope_why = "node(s) were unschedulable";
+  } else if (!node.Ready()) {
+    info.out_of_scope_why = "node(s) were not ready";
+  } else if (node.meta.deletion_timestamp.has_value()) {
+    info.out_of_scope_why = "node(s) were being deleted";
+  }
+  info.in_scope = info.out_of_scope_why.empty();
+  return info;
+}
+
+void ClusterCache::BuildNodesLocked(Snapshot& snapshot, Snapshot* previous, bool movable) {
+  if (previous == nullptr || rebuild_all_ || !options_.share_unchanged) {
+    snapshot.nodes.reserve(nodes_.size());
+    for (const auto& [name, entry] : nodes_) snapshot.nodes.push_back(NodeInfoLocked(name, entry));
+  } else {
+    // The same nodes in the same order: the previous entries, those that changed built again.
+    snapshot.nodes = movable ? std::move(previous->nodes) : previous->nodes;
+    for (const std::string& name : changed_nodes_) {
+      auto entry = nodes_.find(name);
+      const std::optional<NodeIndex> n = snapshot.FindNode(name);
+      if (entry != nodes_.end() && n.has_value()) {
+        snapshot.nodes[n->pos()] = NodeInfoLocked(name, entry->second);
+      }
+    }
+  }
+  changed_nodes_.clear();
 }
 
 void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool movable) {
@@ -778,7 +800,7 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool 
     }
   };
 
-  if (previous == nullptr || rebuild_all_jobs_ || !options_.share_unchanged_jobs) {
+  if (previous == nullptr || rebuild_all_ || !options_.share_unchanged) {
     for (const auto& [key, members] : jobs_) build_job(key, members);
   } else {
     // Both in the order of jobs_: merge them, building the changed jobs (those still in jobs_)
@@ -808,7 +830,7 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool 
     for (; changed != changed_jobs_.end(); ++changed) build_if_present(*changed);
   }
   changed_jobs_.clear();
-  rebuild_all_jobs_ = !options_.share_unchanged_jobs;
+  rebuild_all_ = !options_.share_unchanged;
   queue_set_changed_ = false;
 }
 
@@ -819,7 +841,7 @@ std::shared_ptr<Snapshot> ClusterCache::BuildLocked(Clock::WallTime now, SpareAr
   snapshot->jobs = std::move(spare.jobs);
   snapshot->now = now;
   snapshot->resources = resources_;
-  BuildNodesLocked(*snapshot);
+  BuildNodesLocked(*snapshot, previous, movable);
   snapshot->queues.reserve(queues_.size());
   std::map<std::string_view, std::vector<const ResourceQuota*>> quotas;  // by queue
   for (const auto& [key, quota] : quotas_) quotas[QuotaQueueOf(quota)].push_back(&quota);

@@ -12,10 +12,10 @@
 //     nodes are in scope, never what is counted on a node.
 //
 // Incremental: each event updates the per-node aggregates (used, ports, pod count) and the job
-// membership in place, and marks the job it touched; TakeSnapshot() copies the current state
-// (shared pointers to the immutable objects, aggregates by value), builds only the marked jobs and
-// carries the others over from the previous snapshot (moved when nobody else holds it), and
-// returns the previous snapshot again when nothing changed.
+// membership in place, and marks the job and node it touched; TakeSnapshot() copies the current
+// state (shared pointers to the immutable objects, aggregates by value), builds only the marked
+// jobs and nodes and carries the others over from the previous snapshot (moved when nobody else
+// holds it), and returns the previous snapshot again when nothing changed.
 //
 // Thread safety: all methods may be called from any thread (one mutex); snapshots are immutable.
 #pragma once
@@ -50,10 +50,10 @@ struct CacheOptions {
   std::string scheduler_name = "arbiter";
   std::set<std::string> namespaces;  // empty: every namespace
   Labels node_selector;              // empty: every node (R9's static zone)
-  // A snapshot carries over, from the one before it, the jobs (and their tasks) that nothing
-  // changed since, and builds only the others. Off: every snapshot builds every job (the same
-  // snapshot, more slowly; for tests and benchmarks to compare against).
-  bool share_unchanged_jobs = true;
+  // A snapshot carries over, from the one before it, the jobs (with their tasks) and the nodes
+  // that nothing changed since, and builds only the others. Off: every snapshot builds them all
+  // (the same snapshot, more slowly; for tests and benchmarks to compare against).
+  bool share_unchanged = true;
 };
 
 class ClusterCache {
@@ -215,9 +215,12 @@ class ClusterCache {
   // when `movable`); null: every job is built.
   std::shared_ptr<Snapshot> BuildLocked(Clock::WallTime now, SpareArrays spare, Snapshot* previous,
                                         bool movable);
-  void BuildNodesLocked(Snapshot& snapshot) const;
+  NodeInfo NodeInfoLocked(const std::string& name, const NodeEntry& entry) const;
+  // Before BuildJobsLocked, which clears what both share (rebuild_all_).
+  void BuildNodesLocked(Snapshot& snapshot, Snapshot* previous, bool movable);
   void BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool movable);
   // What the next snapshot must build again rather than carry over.
+  void MarkNodeLocked(const std::string& name);
   void MarkJobLocked(const PodEntry& entry);
   void MarkGroupJobLocked(const std::string& namespace_name, const std::string& name);
 
@@ -250,7 +253,9 @@ class ClusterCache {
   // the snapshot's jobs. A change that can move what every job refers to (the set of nodes, of
   // budgets or of their selectors, priority classes, data sets) rebuilds them all instead.
   std::set<JobKey> changed_jobs_;
-  bool rebuild_all_jobs_ = true;
+  // Nodes whose object or aggregate changed since (the set of nodes did not: that rebuilds all).
+  std::set<std::string, std::less<>> changed_nodes_;
+  bool rebuild_all_ = true;
   bool queue_set_changed_ = false;  // a queue came or went: jobs' queue indexes move
 };
 

@@ -1,5 +1,5 @@
-// Snapshots that carry unchanged jobs over from the one before (CacheOptions::
-// share_unchanged_jobs) are the snapshots that building every job gives: two caches fed the same
+// Snapshots that carry unchanged jobs and nodes over from the one before (CacheOptions::
+// share_unchanged) are the snapshots that building them all gives: two caches fed the same
 // random stream of events, one sharing and one not, are compared field by field after each burst,
 // with the previous snapshot sometimes still held (its jobs copied) and sometimes not (moved).
 #include <chrono>
@@ -69,8 +69,22 @@ void ExpectSameJob(const JobInfo& a, const JobInfo& b, const std::string& where)
   EXPECT_EQ(a.tasks, b.tasks);
 }
 
+void ExpectSameNode(const NodeInfo& a, const NodeInfo& b, const std::string& where) {
+  SCOPED_TRACE(where + " node " + b.name());
+  EXPECT_EQ(*a.node, *b.node);
+  EXPECT_EQ(a.allocatable, b.allocatable);
+  EXPECT_EQ(a.used, b.used);
+  EXPECT_EQ(a.host_ports_in_use, b.host_ports_in_use);
+  EXPECT_EQ(a.pod_count, b.pod_count);
+  EXPECT_EQ(a.in_scope, b.in_scope);
+  EXPECT_EQ(a.out_of_scope_why, b.out_of_scope_why);
+}
+
 void ExpectSameSnapshot(const Snapshot& shared, const Snapshot& built, const std::string& where) {
   ASSERT_EQ(shared.nodes.size(), built.nodes.size()) << where;
+  for (std::size_t n = 0; n < built.nodes.size(); ++n) {
+    ExpectSameNode(shared.nodes[n], built.nodes[n], where);
+  }
   ASSERT_EQ(shared.jobs.size(), built.jobs.size()) << where;
   ASSERT_EQ(shared.tasks.size(), built.tasks.size()) << where;
   for (std::size_t j = 0; j < built.jobs.size(); ++j) {
@@ -139,9 +153,14 @@ class EventStream {
         both([&](ClusterCache& c) { c.DeletePodGroup(built); });
         break;
       }
-      case 7:
-        both([&](ClusterCache& c) { c.UpsertNode(MakeNode(node).Cpu("8").Build()); });
+      case 7: {
+        auto n = MakeNode(node).Cpu(std::to_string(4 + Below(8)));
+        if (Below(5) == 0) n.Unschedulable();
+        if (Below(5) == 0) n.NotReady();
+        const Node built = n.Build();
+        both([&](ClusterCache& c) { c.UpsertNode(built); });
         break;
+      }
       case 8:
         if (Below(3) == 0) both([&](ClusterCache& c) { c.DeleteNode(node); });
         break;
@@ -260,7 +279,7 @@ TEST(SnapshotSharingTest, CarriedOverJobsAreWhatBuildingEveryJobGives) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     CacheOptions sharing;
     CacheOptions building;
-    building.share_unchanged_jobs = false;
+    building.share_unchanged = false;
     if (seed % 4 ==
         0) {  // a namespace filter: groups of other namespaces without pods are left out
       sharing.namespaces = {"ml", "web"};
