@@ -16,14 +16,15 @@
 //       fanning the filter out pays on this machine, T = 0 being the baseline beside it.
 //   BM_TakeSnapshot/...
 //       ClusterCache::TakeSnapshot of the same cluster (not included in BM_Session) after a change
-//       no job sees (a namespace's labels): the nodes' aggregates rebuilt and every job carried
-//       over, copied since the previous snapshot is still held.
+//       no job or node sees (a namespace's labels): every node, job and task copied over from the
+//       previous snapshot, which is still held (before 7b217a3: all of them built again).
 //   BM_SnapshotAfterChanges/nodes:N/gangs:G/changed:C/share:S
-//       What a session's snapshot costs in a busy cluster: G gangs of 3 on N nodes, C pods bound
-//       or unbound (untimed) since the last snapshot, which nobody holds any more (as between two
-//       sessions); share:1 carries the unchanged jobs over (the default), share:0 builds every
-//       job, the baseline beside it. Freeing what the previous snapshot does not pass on is
-//       timed.
+//       What a session's snapshot costs in a busy cluster: G gangs of 3 placed on N nodes; before
+//       each snapshot C pods spread over the cluster change (untimed), each from bound to pending
+//       or back, so C jobs and up to C nodes changed; the previous snapshot is held by nobody (as
+//       between two sessions). share:1 carries the unchanged jobs and nodes over (the default),
+//       share:0 builds them all, the baseline beside it. Freeing what the previous snapshot does
+//       not pass on is timed.
 //   BM_SessionPreempt/nodes:N/running:R/pending:P
 //       Preemption's target shape (issue 13): N full nodes running R low-priority single pods (2
 //       CPU each, two per node), and P pending high-priority gangs of 2 pods of 2 CPU that can
@@ -187,9 +188,9 @@ void BM_SessionFilterThreads(benchmark::State& state) {
   SetSessionCounters(state, w, filtered);
 }
 
-// ClusterCache::TakeSnapshot of the same cluster, the nodes' aggregates and the jobs rebuilt (the
-// cache's generation is bumped, outside the timing, by an unrelated namespace update). The previous
-// snapshot is freed outside the timing too.
+// ClusterCache::TakeSnapshot of the same cluster after an unrelated namespace update (untimed),
+// which moves the cache's generation but no job or node: everything is copied over from the
+// previous snapshot, which is still held and freed outside the timing.
 void BM_TakeSnapshot(benchmark::State& state) {
   Workload& w = GetWorkload(state);
   std::shared_ptr<const Snapshot> current = w.cache->TakeSnapshot(testing::TestEpoch());
@@ -240,17 +241,17 @@ void BM_SnapshotAfterChanges(benchmark::State& state) {
     }
   }
   std::shared_ptr<const Snapshot> snapshot = cache.TakeSnapshot(testing::TestEpoch());
+  std::vector<bool> bound(pods.size(), true);
   std::size_t next = 0;
-  bool unbind = true;
-  // Spread over the cluster, as binds and finishes are.
+  // Spread over the cluster, as binds and finishes are (a prime stride).
   const std::size_t stride = 7919;
   for (auto _ : state) {
     state.PauseTiming();
     for (std::int64_t c = 0; c < changed; ++c) {
       next = (next + stride) % pods.size();
-      cache.UpsertPod(unbind ? pods[next].first : pods[next].second);
+      cache.UpsertPod(bound[next] ? pods[next].first : pods[next].second);
+      bound[next] = !bound[next];
     }
-    unbind = !unbind;
     snapshot.reset();
     state.ResumeTiming();
     snapshot = cache.TakeSnapshot(testing::TestEpoch());

@@ -608,6 +608,7 @@ std::shared_ptr<const Snapshot> ClusterCache::TakeSnapshot(Clock::WallTime now) 
   // task and job arrays are kept, emptied, for the next snapshot: arrays that large come fresh
   // from the OS a page at a time, and those page faults were a seventh of a session's time.
   if (previous != nullptr && previous.use_count() == 1) {
+    std::atomic_thread_fence(std::memory_order_acquire);  // as for `movable` above
     SpareArrays spare{std::move(previous->tasks), std::move(previous->jobs)};
     previous.reset();
     spare.tasks.clear();

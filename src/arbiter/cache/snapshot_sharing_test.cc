@@ -106,8 +106,13 @@ class EventStream {
       f(b);
     };
     const std::string ns = Pick({"ml", "web", "batch"});
-    const std::string pod = "p" + std::to_string(Below(40));
-    const std::string uid = ns + "/" + pod;
+    const std::uint32_t index = Below(40);
+    // Now and then a pod named like a group (a singleton beside the group's job of that name), or
+    // one renamed or moved to another namespace under the same uid.
+    const std::string pod = Below(6) == 0    ? "g" + std::to_string(Below(8))
+                            : Below(12) == 0 ? "q" + std::to_string(index)
+                                             : "p" + std::to_string(index);
+    const std::string uid = "uid-" + std::to_string(index);
     const std::string group = "g" + std::to_string(Below(8));
     const std::string node = "n" + std::to_string(Below(6));
     const Clock::MonotonicTime until = kT0 + std::chrono::seconds(Below(60));
@@ -157,7 +162,9 @@ class EventStream {
         auto n = MakeNode(node).Cpu(std::to_string(4 + Below(8)));
         if (Below(5) == 0) n.Unschedulable();
         if (Below(5) == 0) n.NotReady();
-        const Node built = n.Build();
+        if (Below(2) == 0) n.Label("pool", Pick({"gpu", "cpu"}));
+        Node built = n.Build();
+        if (Below(10) == 0) built.meta.deletion_timestamp = TestEpoch();
         both([&](ClusterCache& c) { c.UpsertNode(built); });
         break;
       }
@@ -177,7 +184,7 @@ class EventStream {
         PodDisruptionBudget pdb;
         pdb.meta.namespace_name = ns;
         pdb.meta.name = Pick({"db", "web"});
-        pdb.selector.emplace().match_labels["app"] = Pick({"db", "web"});
+        if (Below(6) != 0) pdb.selector.emplace().match_labels["app"] = Pick({"db", "web"});
         pdb.disruptions_allowed = static_cast<std::int32_t>(Below(3));
         if (Below(4) == 0) {
           both([&](ClusterCache& c) { c.DeletePodDisruptionBudget(pdb); });
@@ -188,9 +195,14 @@ class EventStream {
       }
       case 11:
         if (Below(4) == 0) {
-          const PriorityClass pc =
+          PriorityClass pc =
               MakePriorityClass(Pick({"high", "low"}), static_cast<std::int32_t>(Below(1000)));
-          both([&](ClusterCache& c) { c.UpsertPriorityClass(pc); });
+          pc.global_default = Below(3) == 0;
+          if (Below(4) == 0) {
+            both([&](ClusterCache& c) { c.DeletePriorityClass(pc.meta.name); });
+          } else {
+            both([&](ClusterCache& c) { c.UpsertPriorityClass(pc); });
+          }
         }
         break;
       case 12:
@@ -199,7 +211,11 @@ class EventStream {
           d.meta.namespace_name = ns;
           d.meta.name = "clicks";
           d.blocks = {DataBlock{"b" + std::to_string(Below(3)), {node}}};
-          both([&](ClusterCache& c) { c.UpsertDataSet(d); });
+          if (Below(3) == 0) {
+            both([&](ClusterCache& c) { c.DeleteDataSet(d); });
+          } else {
+            both([&](ClusterCache& c) { c.UpsertDataSet(d); });
+          }
         }
         break;
       case 13:
@@ -252,7 +268,11 @@ class EventStream {
         Namespace n;
         n.meta.name = ns;
         n.meta.labels = {{"team", Pick({"a", "b"})}};
-        both([&](ClusterCache& c) { c.UpsertNamespace(n); });
+        if (Below(4) == 0) {
+          both([&](ClusterCache& c) { c.DeleteNamespace(ns); });
+        } else {
+          both([&](ClusterCache& c) { c.UpsertNamespace(n); });
+        }
         break;
       }
     }
@@ -280,15 +300,22 @@ TEST(SnapshotSharingTest, CarriedOverJobsAreWhatBuildingEveryJobGives) {
     CacheOptions sharing;
     CacheOptions building;
     building.share_unchanged = false;
-    if (seed % 4 ==
-        0) {  // a namespace filter: groups of other namespaces without pods are left out
+    // A namespace filter (groups of other namespaces without pods are left out), and a node
+    // selector (other nodes out of scope).
+    if (seed % 4 == 0) {
       sharing.namespaces = {"ml", "web"};
       building.namespaces = sharing.namespaces;
+    }
+    if (seed % 3 == 0) {
+      sharing.node_selector = {{"pool", "gpu"}};
+      building.node_selector = sharing.node_selector;
     }
     ClusterCache a(sharing);
     ClusterCache b(building);
     EventStream events(seed);
+    // A snapshot still held while later ones are taken, and the one built in full beside it.
     std::shared_ptr<const Snapshot> held;
+    std::shared_ptr<const Snapshot> held_built;
     for (int burst = 0; burst < 150; ++burst) {
       const std::uint32_t count = events.Below(6);
       for (std::uint32_t i = 0; i < count; ++i) events.ApplyOne(a, b);
@@ -296,9 +323,18 @@ TEST(SnapshotSharingTest, CarriedOverJobsAreWhatBuildingEveryJobGives) {
       std::shared_ptr<const Snapshot> shared = a.TakeSnapshot(now);
       std::shared_ptr<const Snapshot> built = b.TakeSnapshot(now);
       ExpectSameSnapshot(*shared, *built, "burst " + std::to_string(burst));
+      if (held != nullptr) {
+        ExpectSameSnapshot(*held, *held_built, "held since before burst " + std::to_string(burst));
+      }
       if (::testing::Test::HasFailure()) return;
       // Held: the next snapshot copies what it carries over; dropped: it moves it.
-      held = events.Below(2) == 0 ? shared : nullptr;
+      if (events.Below(2) == 0) {
+        held = shared;
+        held_built = built;
+      } else if (events.Below(2) == 0) {
+        held = nullptr;
+        held_built = nullptr;
+      }
     }
   }
 }
