@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace arbiter {
 
 namespace {
@@ -43,15 +45,23 @@ class StatusDraft {
     if (current().*field != value) Edit().*field = std::move(value);
   }
 
-  // SetCondition, when it would change something.
-  void SetCondition(const std::string& type, const std::string& status, std::string reason,
-                    std::string message, Clock::WallTime now) {
-    const Condition* c = FindCondition(current().conditions, type);
+  // SetCondition, when it would change something. Views, so that the usual case (a group's
+  // condition as it was) compares without building a string.
+  void SetCondition(std::string_view type, std::string_view status, std::string_view reason,
+                    std::string_view message, Clock::WallTime now) {
+    const Condition* c = Find(type);
     if (c != nullptr && c->status == status && c->reason == reason && c->message == message) {
       return;
     }
-    arbiter::SetCondition(Edit().conditions, type, status, std::move(reason), std::move(message),
-                          now);
+    arbiter::SetCondition(Edit().conditions, std::string(type), std::string(status),
+                          std::string(reason), std::string(message), now);
+  }
+
+  const Condition* Find(std::string_view type) const {
+    for (const Condition& c : current().conditions) {
+      if (c.type == type) return &c;
+    }
+    return nullptr;
   }
 
   PodGroupStatus& Edit() {
@@ -279,31 +289,28 @@ void DraftNextGroupStatus(const Session& session, JobIndex j, StatusDraft& statu
   std::int32_t running = 0;
   std::int32_t succeeded = 0;
   std::int32_t failed = 0;
-  bool all_terminal = !info.tasks.empty();
+  // Pipelined pods count towards the gang in a preemption plan, but they are not placed yet.
+  std::int32_t pipelined = 0;
+  bool all_gone_or_done = true;  // every task finished, or none left
   for (TaskIndex t : info.tasks) {
     const TaskState s = session.task_state(t);
     scheduled += HoldsNode(s) ? 1 : 0;
     running += s == TaskState::kRunning ? 1 : 0;
     succeeded += s == TaskState::kSucceeded ? 1 : 0;
     failed += s == TaskState::kFailed ? 1 : 0;
-    all_terminal = all_terminal && IsTerminal(s);
+    pipelined += s == TaskState::kPipelined ? 1 : 0;
+    all_gone_or_done = all_gone_or_done && IsTerminal(s);
   }
+  const bool all_terminal = all_gone_or_done && !info.tasks.empty();
   status.Set(&PodGroupStatus::scheduled, scheduled);
   status.Set(&PodGroupStatus::running, running);
   status.Set(&PodGroupStatus::succeeded, succeeded);
   status.Set(&PodGroupStatus::failed, failed);
   const PodGroupPhase old_phase = session.job_phase(j);
-  // Pipelined pods count towards the gang in a preemption plan, but they are not placed yet.
-  const auto pipelined = static_cast<std::int32_t>(
-      std::count_if(info.tasks.begin(), info.tasks.end(),
-                    [&](TaskIndex t) { return session.task_state(t) == TaskState::kPipelined; }));
   const std::int32_t ready = session.job_ready_tasks(j) - pipelined;
   PodGroupPhase phase = old_phase;
   const bool finished =
       old_phase == PodGroupPhase::kCompleted || old_phase == PodGroupPhase::kFailed;
-  const bool all_gone_or_done = std::all_of(info.tasks.begin(), info.tasks.end(), [&](TaskIndex t) {
-    return IsTerminal(session.task_state(t));
-  });
   if (finished && all_gone_or_done) {
     // Finished stays finished when its pods are cleaned up.
   } else if (all_terminal && succeeded >= info.min_member) {
@@ -340,13 +347,12 @@ void DraftNextGroupStatus(const Session& session, JobIndex j, StatusDraft& statu
       why += "for " + session.job(last->preemptor).Key() + " (" +
              std::string(EvictionKindName(last->kind)) + ")";
     }
-    status.SetCondition("Preempted", "True", "PreemptionByScheduler", std::move(why), now);
+    status.SetCondition("Preempted", "True", "PreemptionByScheduler", why, now);
   }
   if (const Session::RecordedJobVerdict* v = session.job_verdict(j)) {
-    status.SetCondition("Unschedulable", "True", std::string(JobReasonName(v->verdict.reason)),
+    status.SetCondition("Unschedulable", "True", JobReasonName(v->verdict.reason),
                         v->verdict.message, now);
-  } else if (const Condition* c = FindCondition(status.current().conditions, "Unschedulable");
-             c != nullptr && c->IsTrue()) {
+  } else if (const Condition* c = status.Find("Unschedulable"); c != nullptr && c->IsTrue()) {
     // Nothing stood in the group's way this session: the old reason no longer holds.
     status.SetCondition("Unschedulable", "False",
                         ready >= info.min_member ? "Scheduled" : "Admitted", "", now);
@@ -361,8 +367,7 @@ void DraftNextGroupStatus(const Session& session, JobIndex j, StatusDraft& statu
                             ": completed first when room comes, else released once the broken-gang "
                             "timeout passes",
                         now);
-  } else if (const Condition* c = FindCondition(status.current().conditions, "Broken");
-             c != nullptr && c->IsTrue()) {
+  } else if (const Condition* c = status.Find("Broken"); c != nullptr && c->IsTrue()) {
     // Whole again, released by this session, or no longer holding anything (its pods deleted
     // or finished).
     const bool released = last != nullptr && last->kind == EvictionKind::kRelease;
@@ -387,13 +392,17 @@ void DraftNextGroupStatus(const Session& session, JobIndex j, StatusDraft& statu
     if (known) locality = counts;
   }
   status.Set(&PodGroupStatus::locality, locality);
+  // Written into a buffer on the stack: every running group compares this message each session.
+  fmt::memory_buffer message;
   if (ready >= info.min_member) {
+    fmt::format_to(std::back_inserter(message), "minMember {} reached", info.min_member);
     status.SetCondition("Scheduled", "True", "Scheduled",
-                        "minMember " + std::to_string(info.min_member) + " reached", now);
-  } else if (FindCondition(status.current().conditions, "Scheduled") != nullptr) {
-    status.SetCondition("Scheduled", "False", std::string(JobReasonName(JobReason::kNotEnoughPods)),
-                        "fewer than minMember " + std::to_string(info.min_member) + " pods placed",
-                        now);
+                        std::string_view(message.data(), message.size()), now);
+  } else if (status.Find("Scheduled") != nullptr) {
+    fmt::format_to(std::back_inserter(message), "fewer than minMember {} pods placed",
+                   info.min_member);
+    status.SetCondition("Scheduled", "False", JobReasonName(JobReason::kNotEnoughPods),
+                        std::string_view(message.data(), message.size()), now);
   }
 }
 
