@@ -643,7 +643,7 @@ NodeInfo ClusterCache::NodeInfoLocked(const std::string& name, const NodeEntry& 
 }
 
 void ClusterCache::BuildNodesLocked(Snapshot& snapshot, Snapshot* previous, bool movable) {
-  if (previous == nullptr || rebuild_all_ || !options_.share_unchanged) {
+  if (previous == nullptr) {
     snapshot.nodes.reserve(nodes_.size());
     for (const auto& [name, entry] : nodes_) snapshot.nodes.push_back(NodeInfoLocked(name, entry));
   } else {
@@ -801,7 +801,7 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool 
     }
   };
 
-  if (previous == nullptr || rebuild_all_ || !options_.share_unchanged) {
+  if (previous == nullptr) {
     for (const auto& [key, members] : jobs_) build_job(key, members);
   } else {
     // Both in the order of jobs_: merge them, building the changed jobs (those still in jobs_)
@@ -831,7 +831,6 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool 
     for (; changed != changed_jobs_.end(); ++changed) build_if_present(*changed);
   }
   changed_jobs_.clear();
-  rebuild_all_ = !options_.share_unchanged;
   queue_set_changed_ = false;
 }
 
@@ -842,6 +841,9 @@ std::shared_ptr<Snapshot> ClusterCache::BuildLocked(Clock::WallTime now, SpareAr
   snapshot->jobs = std::move(spare.jobs);
   snapshot->now = now;
   snapshot->resources = resources_;
+  // Nothing is carried over from a snapshot whose jobs and nodes may all have moved.
+  if (rebuild_all_ || !options_.share_unchanged) previous = nullptr;
+  rebuild_all_ = !options_.share_unchanged;
   BuildNodesLocked(*snapshot, previous, movable);
   snapshot->queues.reserve(queues_.size());
   std::map<std::string_view, std::vector<const ResourceQuota*>> quotas;  // by queue

@@ -211,12 +211,11 @@ class ClusterCache {
     std::vector<TaskInfo> tasks;
     std::vector<JobInfo> jobs;
   };
-  // `previous`: the snapshot built last, whose unchanged jobs are carried over (moved out of it
-  // when `movable`); null: every job is built.
+  // `previous`: the snapshot built last, whose unchanged jobs and nodes are carried over (moved out
+  // of it when `movable`); null: every one is built.
   std::shared_ptr<Snapshot> BuildLocked(Clock::WallTime now, SpareArrays spare, Snapshot* previous,
                                         bool movable);
   NodeInfo NodeInfoLocked(const std::string& name, const NodeEntry& entry) const;
-  // Before BuildJobsLocked, which clears what both share (rebuild_all_).
   void BuildNodesLocked(Snapshot& snapshot, Snapshot* previous, bool movable);
   void BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool movable);
   // What the next snapshot must build again rather than carry over.
