@@ -18,7 +18,8 @@ Options:
   --gang-size N      pods per PodGroup, = minMember (default: 3)
   --qps Q            client QPS of every scheduler (default: 5000)
   --burst B          client burst of every scheduler (default: 5000)
-  --workers N        bind threads of the null binder (default: 16)
+  --workers N        bind threads of the null binder, each binding up to 32 pods at once
+                     (default: 4, as arbiter-scheduler)
   --creators N       parallel connections creating pods (default: 4)
   --phases LIST      comma-separated, in this order by default:
                      null-binder,kube-scheduler,kube-scheduler-gang,arbiter,arbiter-gang
@@ -52,7 +53,7 @@ HERE="$ROOT/bench/e2e"
 KUBECTL="$ROOT/_output/bin/kubectl"
 stamp="$(date -u +%Y%m%d-%H%M%S)"
 
-nodes=1000 pods=3000 gangs=1000 gang_size=3 qps=5000 burst=5000 workers=16 creators=4 precreate=0
+nodes=1000 pods=3000 gangs=1000 gang_size=3 qps=5000 burst=5000 workers=4 creators=4 precreate=0
 phases="null-binder,kube-scheduler,kube-scheduler-gang,arbiter,arbiter-gang"
 json="$ROOT/_output/bench/e2e-$stamp.json"
 bin_dir="${ARBITER_BIN_DIR:-$ROOT/build/bin}"

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -132,6 +133,43 @@ TEST_F(TransportTest, ClosesConnectionsIdleLongerThanTheTimeout) {
 
   clock.Advance(std::chrono::seconds(91));
   EXPECT_EQ(t->idle_connections(), 0U);
+}
+
+// DoAll sends its requests at once as streams of one HTTP/2 connection, reports each in its
+// place (a 404 among 200s), and leaves the connection for the next call.
+TEST_F(TransportTest, DoAllSendsEveryRequestOverOneConnection) {
+  TransportOptions o = Options();
+  o.credentials = std::make_shared<StaticToken>(token_);
+  auto t = Make(o);
+  ASSERT_NE(t, nullptr);
+  constexpr std::size_t kRequests = 40;
+  constexpr std::size_t kMissing = 17;
+  std::vector<HttpRequest> requests;
+  for (std::size_t i = 0; i < kRequests; ++i) {
+    requests.push_back(HttpRequest::Get(i == kMissing ? "/api/v1/namespaces/no-such-namespace"
+                                                      : "/api/v1/namespaces/default"));
+  }
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::optional<StatusOr<HttpResponse>>> results(kRequests);
+    t->DoAll(requests, [&](std::size_t i, StatusOr<HttpResponse> r) {
+      ASSERT_LT(i, kRequests);
+      EXPECT_FALSE(results[i].has_value()) << "request " << i << " reported twice";
+      results[i] = std::move(r);
+    });
+    for (std::size_t i = 0; i < kRequests; ++i) {
+      ASSERT_TRUE(results[i].has_value()) << "request " << i << " not reported";
+      ASSERT_TRUE(results[i]->ok()) << results[i]->status();
+      const HttpResponse& r = **results[i];
+      EXPECT_EQ(r.status, i == kMissing ? 404 : 200) << "request " << i;
+      EXPECT_EQ(r.http_version, 2);
+      if (i != kMissing) {
+        EXPECT_NE(r.body.find("\"name\":\"default\""), std::string::npos);
+      }
+    }
+    // The first round opened the one connection; the second reused it.
+    EXPECT_EQ(t->connections_opened(), 1U) << "round " << round;
+  }
+  EXPECT_EQ(t->idle_connections(), 1U);
 }
 
 TEST_F(TransportTest, TokenFileIsReadAndUsed) {

@@ -4,9 +4,12 @@
 // codes.
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cluster_env.h"
 #include <gtest/gtest.h>
@@ -97,6 +100,45 @@ TEST_F(WritesTest, BindingAReplacedPodFailsOnItsUid) {
       Bind(*api_, ns_, "p", "00000000-0000-0000-0000-000000000000", node_);
   ASSERT_FALSE(bound.ok());
   EXPECT_EQ(bound.status().code(), StatusCode::kAborted) << bound.status();
+}
+
+TEST_F(WritesTest, BindAllBindsEachAndReportsEachOutcomeInItsPlace) {
+  // 30 pods to bind at once, among them one bound already and one whose uid is not the pod's.
+  constexpr int kPods = 30;
+  std::vector<std::string> names;
+  std::vector<std::string> uids;
+  for (int i = 0; i < kPods; ++i) {
+    names.push_back("p" + std::to_string(i));
+    uids.push_back(CreatePod(names.back()));
+  }
+  ASSERT_TRUE(Bind(*api_, ns_, names[3], uids[3], node_).ok());
+  const std::string wrong_uid = "00000000-0000-0000-0000-000000000000";
+  std::vector<BindTarget> targets;
+  for (int i = 0; i < kPods; ++i) {
+    targets.push_back({ns_, names[i], i == 7 ? std::string_view(wrong_uid) : uids[i], node_});
+  }
+  std::vector<std::optional<StatusOr<BindOutcome>>> outcomes(kPods);
+  const std::uint64_t connections_before = transport_->connections_opened();
+  BindAll(*api_, targets, [&](std::size_t i, StatusOr<BindOutcome> outcome) {
+    ASSERT_LT(i, outcomes.size());
+    EXPECT_FALSE(outcomes[i].has_value()) << "bind " << i << " reported twice";
+    outcomes[i] = std::move(outcome);
+  });
+  for (int i = 0; i < kPods; ++i) {
+    ASSERT_TRUE(outcomes[i].has_value()) << "bind " << i << " not reported";
+    const StatusOr<BindOutcome>& outcome = *outcomes[i];
+    if (i == 7) {
+      ASSERT_FALSE(outcome.ok());
+      EXPECT_EQ(outcome.status().code(), StatusCode::kAborted) << outcome.status();
+      continue;
+    }
+    ASSERT_TRUE(outcome.ok()) << names[i] << ": " << outcome.status();
+    EXPECT_EQ(*outcome, i == 3 ? BindOutcome::kAlreadyAssigned : BindOutcome::kBound) << names[i];
+    nlohmann::json pod = nlohmann::json::parse(*api_->Get(PodPath(names[i])));
+    EXPECT_EQ(pod["spec"]["nodeName"], node_) << names[i];
+  }
+  // One connection carried them all (HTTP/2 streams), not one per bind.
+  EXPECT_LE(transport_->connections_opened() - connections_before, 1U);
 }
 
 TEST_F(WritesTest, MissingObjectsAreNotFoundWithTheServerReason) {

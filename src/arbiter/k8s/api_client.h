@@ -13,8 +13,11 @@
 // Thread safety: as the transport (any thread).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -53,6 +56,9 @@ class ApiClient {
   StatusOr<HttpResponse> Send(const HttpRequest& request);
   // A request of the caller's making (its own timeout or retries), its 2xx body or the Status.
   StatusOr<std::string> Expect2xx(const HttpRequest& request);
+  // Expect2xx of every request at once (HttpTransport::DoAll): done(i, result) as each ends.
+  using DoneFunction = std::function<void(std::size_t, StatusOr<std::string>)>;
+  void Expect2xxAll(std::span<const HttpRequest> requests, const DoneFunction& done);
 
   HttpTransport& transport() { return transport_; }
 

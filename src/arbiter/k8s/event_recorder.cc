@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -167,45 +168,55 @@ std::uint64_t EventRecorder::failed() const {
 }
 
 void EventRecorder::Loop() {
+  const std::size_t batch = std::max<std::size_t>(options_.batch, 1);
   while (true) {
-    EventSpec spec;
-    std::int32_t repeats = 1;
+    std::vector<Waiting> taken;
     {
       std::unique_lock lock(mu_);
       busy_ = false;
       changed_.notify_all();
       changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
       if (stopping_) return;
-      auto it = waiting_.find(queue_.front());
-      spec = std::move(it->second.spec);
-      repeats = it->second.repeats;
-      waiting_.erase(it);
-      queue_.pop_front();
+      while (!queue_.empty() && taken.size() < batch) {
+        auto it = waiting_.find(queue_.front());
+        taken.push_back(std::move(it->second));
+        waiting_.erase(it);
+        queue_.pop_front();
+      }
       busy_ = true;
     }
     // Each occurrence counts; what is written is the Event's creation, if one of them made it,
-    // and then the series as it stands after all of them.
-    std::optional<EventAggregator::Decision> create;
-    std::optional<EventAggregator::Decision> update;
-    for (std::int32_t i = 0; i < repeats; ++i) {
-      EventAggregator::Decision decision = aggregator_.Observe(spec);
-      if (decision.kind == EventAggregator::Decision::Kind::kCreate) {
-        create = decision;
-        update.reset();
-      } else if (decision.kind == EventAggregator::Decision::Kind::kUpdateSeries) {
-        update = decision;
+    // and then the series as it stands after all of them. Creations and lone updates go out at
+    // once, as streams of one connection; an update that follows its creation goes after it.
+    std::vector<Write> first;
+    std::vector<Write> then;
+    for (Waiting& w : taken) {
+      std::optional<EventAggregator::Decision> create;
+      std::optional<EventAggregator::Decision> update;
+      for (std::int32_t i = 0; i < w.repeats; ++i) {
+        EventAggregator::Decision decision = aggregator_.Observe(w.spec);
+        if (decision.kind == EventAggregator::Decision::Kind::kCreate) {
+          create = decision;
+          update.reset();
+        } else if (decision.kind == EventAggregator::Decision::Kind::kUpdateSeries) {
+          update = decision;
+        }
       }
+      if (create) first.push_back({&w.spec, *create});
+      if (update) (create ? then : first).push_back({&w.spec, *update});
     }
-    if (create) Write(spec, *create);
-    if (update) Write(spec, *update);
+    WriteAll(first);
+    WriteAll(then);
   }
 }
 
-void EventRecorder::Write(const EventSpec& spec, const EventAggregator::Decision& decision) {
+HttpRequest EventRecorder::Request(const Write& write) const {
+  const EventSpec& spec = *write.spec;
+  const EventAggregator::Decision& decision = write.decision;
   const std::string now = FormatMicroTime(clock_.Now());
   const std::string collection =
       "/apis/events.k8s.io/v1/namespaces/" + spec.regarding.namespace_name + "/events";
-  Status status;
+  HttpRequest request;
   if (decision.kind == EventAggregator::Decision::Kind::kCreate) {
     nlohmann::json event = {
         {"apiVersion", "events.k8s.io/v1"},
@@ -225,21 +236,42 @@ void EventRecorder::Write(const EventSpec& spec, const EventAggregator::Decision
           {"name", spec.regarding.name},
           {"uid", spec.regarding.uid}}},
     };
-    status = api_.Create(collection, event.dump()).status();
-    if (!status.ok()) aggregator_.Forget(spec);
+    request.method = "POST";
+    request.path = collection;
+    request.body = event.dump();
+    request.retryable = false;  // as ApiClient::Create: a create is not repeated blindly
   } else {
     nlohmann::json patch = {
         {"series", {{"count", decision.count}, {"lastObservedTime", now}}},
     };
-    status = api_.Patch(collection + "/" + decision.event_name, patch.dump(), PatchType::kMerge)
-                 .status();
+    request.method = "PATCH";
+    request.path = collection + "/" + decision.event_name;
+    request.body = patch.dump();
+    request.content_type = "application/merge-patch+json";
   }
+  return request;
+}
+
+void EventRecorder::WriteAll(const std::vector<Write>& writes) {
+  if (writes.empty()) return;
+  std::vector<HttpRequest> requests;
+  requests.reserve(writes.size());
+  for (const Write& write : writes) requests.push_back(Request(write));
+  std::uint64_t written = 0;
+  std::uint64_t failed = 0;
+  api_.Expect2xxAll(requests, [&](std::size_t i, const StatusOr<std::string>& result) {
+    if (result.ok()) {
+      ++written;
+      return;
+    }
+    ++failed;
+    if (writes[i].decision.kind == EventAggregator::Decision::Kind::kCreate) {
+      aggregator_.Forget(*writes[i].spec);
+    }
+  });
   std::lock_guard lock(mu_);
-  if (status.ok()) {
-    ++written_;
-  } else {
-    ++failed_;
-  }
+  written_ += written;
+  failed_ += failed;
 }
 
 }  // namespace arbiter::k8s

@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "arbiter/base/clock.h"
 #include "arbiter/k8s/api_client.h"
@@ -56,6 +57,9 @@ struct EventRecorderOptions {
   std::chrono::minutes aggregation_window{10};
   int per_object_burst = 25;
   double per_object_qps = 1.0 / 300;  // one more write per object every 5 minutes
+  // Events written at once, as streams of one HTTP/2 connection (HttpTransport::DoAll): one at a
+  // time, the writer trailed a burst of binds by seconds.
+  std::size_t batch = 32;
 };
 
 // The decision for one recorded event, separated from I/O so it can be tested alone.
@@ -123,8 +127,13 @@ class EventRecorder {
   std::uint64_t failed() const;
 
  private:
+  struct Write {
+    const EventSpec* spec;
+    EventAggregator::Decision decision;
+  };
   void Loop();
-  void Write(const EventSpec& spec, const EventAggregator::Decision& decision);
+  HttpRequest Request(const Write& write) const;
+  void WriteAll(const std::vector<Write>& writes);
   static std::string WaitingKey(const EventSpec& spec);
 
   ApiClient& api_;

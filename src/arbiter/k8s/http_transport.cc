@@ -1,5 +1,6 @@
 #include "arbiter/k8s/http_transport.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -145,19 +146,32 @@ HttpTransport::HttpTransport(TransportOptions options)
 
 HttpTransport::~HttpTransport() = default;
 
-void HttpTransport::TakeExpired(std::vector<std::unique_ptr<Handle>>& expired) {
-  if (options_.idle_timeout.count() <= 0) return;
-  // Released in time order and reused from the back: the oldest are at the front.
-  Clock::MonotonicTime cutoff = clock_.MonotonicNow() - options_.idle_timeout;
-  auto first_kept = idle_.begin();
-  while (first_kept != idle_.end() && (*first_kept)->idle_since < cutoff) ++first_kept;
-  expired.insert(expired.end(), std::make_move_iterator(idle_.begin()),
+namespace {
+
+// Released in time order and reused from the back: the oldest are at the front.
+template <typename T>
+void MoveExpired(std::vector<std::unique_ptr<T>>& pool, Clock::MonotonicTime cutoff,
+                 std::vector<std::unique_ptr<T>>& expired) {
+  auto first_kept = pool.begin();
+  while (first_kept != pool.end() && (*first_kept)->idle_since < cutoff) ++first_kept;
+  expired.insert(expired.end(), std::make_move_iterator(pool.begin()),
                  std::make_move_iterator(first_kept));
-  idle_.erase(idle_.begin(), first_kept);
+  pool.erase(pool.begin(), first_kept);
+}
+
+}  // namespace
+
+HttpTransport::Expired::~Expired() = default;
+
+void HttpTransport::TakeExpired(Expired& expired) {
+  if (options_.idle_timeout.count() <= 0) return;
+  Clock::MonotonicTime cutoff = clock_.MonotonicNow() - options_.idle_timeout;
+  MoveExpired(idle_, cutoff, expired.handles);
+  MoveExpired(idle_multis_, cutoff, expired.multis);
 }
 
 std::unique_ptr<HttpTransport::Handle> HttpTransport::Acquire() {
-  std::vector<std::unique_ptr<Handle>> expired;  // closed after the lock is released
+  Expired expired;  // closed after the lock is released
   {
     std::lock_guard lock(mu_);
     TakeExpired(expired);
@@ -171,19 +185,65 @@ std::unique_ptr<HttpTransport::Handle> HttpTransport::Acquire() {
 }
 
 std::size_t HttpTransport::idle_connections() {
-  std::vector<std::unique_ptr<Handle>> expired;
+  Expired expired;
   std::lock_guard lock(mu_);
   TakeExpired(expired);
-  return idle_.size();
+  return idle_.size() + idle_multis_.size();
 }
 
 void HttpTransport::Release(std::unique_ptr<Handle> handle) {
-  std::vector<std::unique_ptr<Handle>> expired;
+  Expired expired;
   std::lock_guard lock(mu_);
   TakeExpired(expired);
   if (idle_.size() >= options_.max_idle_connections) return;  // closed here, outside the pool
   handle->idle_since = clock_.MonotonicNow();
   idle_.push_back(std::move(handle));
+}
+
+// A curl multi handle and the easy handles it has used: its connection (the multi keeps it
+// between calls) is the one DoAll's streams share.
+struct HttpTransport::Multi {
+  explicit Multi(std::size_t max_idle) : multi(curl_multi_init()) {
+    // Multiplexing is curl's default; said here because DoAll is about it.
+    curl_multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    // Over HTTP/1.1 (a proxy that does not speak HTTP/2) each request in flight has its own
+    // connection; after the call only this many stay open, as for Do()'s pool.
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS,
+                      static_cast<long>(std::max<std::size_t>(max_idle, 1)));  // NOLINT
+  }
+  ~Multi() {
+    spare.clear();  // easy handles are cleaned up before the multi they were part of
+    if (multi != nullptr) curl_multi_cleanup(multi);
+  }
+  Multi(const Multi&) = delete;
+  Multi& operator=(const Multi&) = delete;
+
+  CURLM* multi;
+  std::vector<std::unique_ptr<Handle>> spare;
+  Clock::MonotonicTime idle_since{};
+};
+
+std::unique_ptr<HttpTransport::Multi> HttpTransport::AcquireMulti() {
+  Expired expired;
+  {
+    std::lock_guard lock(mu_);
+    TakeExpired(expired);
+    if (!idle_multis_.empty()) {
+      std::unique_ptr<Multi> m = std::move(idle_multis_.back());
+      idle_multis_.pop_back();
+      return m;
+    }
+  }
+  return std::make_unique<Multi>(options_.max_idle_connections);
+}
+
+void HttpTransport::ReleaseMulti(std::unique_ptr<Multi> multi) {
+  Expired expired;
+  std::lock_guard lock(mu_);
+  TakeExpired(expired);
+  if (idle_multis_.size() >= options_.max_idle_connections) return;
+  multi->idle_since = clock_.MonotonicNow();
+  idle_multis_.push_back(std::move(multi));
 }
 
 Status HttpTransport::Prepare(Handle& h, const HttpRequest& request) {
@@ -273,14 +333,12 @@ StatusOr<std::unique_ptr<HttpTransport::Handle>> HttpTransport::Begin(const Http
   return h;
 }
 
-StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
-  ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, Begin(request));
-  HttpResponse response;
+void HttpTransport::Arm(Handle& h, const HttpRequest& request, std::string* body) const {
   std::chrono::milliseconds timeout =
       request.timeout.count() > 0 ? request.timeout : options_.timeout;
-  curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));  // NOLINT
-  curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, &AppendToString);
-  curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(h.easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));  // NOLINT
+  curl_easy_setopt(h.easy, CURLOPT_WRITEFUNCTION, &AppendToString);
+  curl_easy_setopt(h.easy, CURLOPT_WRITEDATA, body);
   if (LogVerbosity() >= 8) {
     // Headers as sent, the credential masked: never a token in a log line.
     ARBITER_VLOG(8) << "request method=" << request.method << " url=" << options_.server
@@ -288,30 +346,38 @@ StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
                     << (options_.credentials != nullptr ? " authorization=\"Bearer <masked>\"" : "")
                     << " body_bytes=" << request.body.size();
   }
-  auto started = std::chrono::steady_clock::now();
-  CURLcode code = curl_easy_perform(h->easy);
+}
+
+StatusOr<HttpResponse> HttpTransport::Collect(Handle& h, int curl_code, const HttpRequest& request,
+                                              std::string body,
+                                              std::chrono::steady_clock::time_point started) {
+  long connects = 0;  // NOLINT(google-runtime-int): libcurl's type
+  if (curl_easy_getinfo(h.easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0) {
+    connections_opened_.fetch_add(static_cast<std::uint64_t>(connects));
+  }
+  const auto code = static_cast<CURLcode>(curl_code);
   if (code != CURLE_OK) {
-    Status error = CurlError(code, h->error, request, options_.server);
-    Release(std::move(h));
+    Status error = CurlError(code, h.error, request, options_.server);
     if (options_.on_request) {
       options_.on_request({request.method, 0, std::chrono::steady_clock::now() - started});
     }
     ARBITER_VLOG(6) << "request failed: " << error;
     return error;
   }
-  curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &response.status);
+  HttpResponse response;
+  response.body = std::move(body);
+  curl_easy_getinfo(h.easy, CURLINFO_RESPONSE_CODE, &response.status);
   char* content_type = nullptr;
-  curl_easy_getinfo(h->easy, CURLINFO_CONTENT_TYPE, &content_type);
+  curl_easy_getinfo(h.easy, CURLINFO_CONTENT_TYPE, &content_type);
   if (content_type != nullptr) response.content_type = content_type;
   long version = 0;  // NOLINT(google-runtime-int)
-  curl_easy_getinfo(h->easy, CURLINFO_HTTP_VERSION, &version);
+  curl_easy_getinfo(h.easy, CURLINFO_HTTP_VERSION, &version);
   response.http_version = version == CURL_HTTP_VERSION_2_0 ? 2 : 1;
   curl_off_t retry_after = 0;
-  if (curl_easy_getinfo(h->easy, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
+  if (curl_easy_getinfo(h.easy, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
       retry_after > 0) {
     response.retry_after = std::chrono::seconds(retry_after);
   }
-  Release(std::move(h));
   if (options_.on_request) {
     options_.on_request(
         {request.method, response.status, std::chrono::steady_clock::now() - started});
@@ -332,30 +398,176 @@ StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
   return response;
 }
 
-StatusOr<HttpResponse> HttpTransport::Do(const HttpRequest& request) {
-  Backoff backoff(options_.initial_backoff, options_.max_backoff, 0.5, next_seed_++);
-  bool refreshed_credentials = false;
-  for (int attempt = 1;; ++attempt) {
-    StatusOr<HttpResponse> response = Once(request);
-    bool last = attempt >= options_.max_attempts;
-    if (!response.ok()) {
-      if (!request.retryable || last) return response;
-      std::this_thread::sleep_for(backoff.Next());
-      continue;
-    }
-    if (response->status == 401 && options_.credentials != nullptr && !refreshed_credentials) {
-      options_.credentials->Invalidate();
-      refreshed_credentials = true;
-      continue;
-    }
-    bool retry = response->status == 429 ? request.retry_throttled
-                                         : request.retryable && IsRetryableStatus(response->status);
-    if (!retry || last) return response;
-    std::optional<std::chrono::seconds> retry_after = response->retry_after;
-    std::chrono::nanoseconds wait = backoff.Next();
-    if (retry_after.has_value()) wait = *retry_after;
-    std::this_thread::sleep_for(wait);
+StatusOr<HttpResponse> HttpTransport::Once(const HttpRequest& request) {
+  ARBITER_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, Begin(request));
+  std::string body;
+  Arm(*h, request, &body);
+  auto started = std::chrono::steady_clock::now();
+  CURLcode code = curl_easy_perform(h->easy);
+  StatusOr<HttpResponse> response = Collect(*h, code, request, std::move(body), started);
+  Release(std::move(h));
+  return response;
+}
+
+RequestRetries::RequestRetries(const TransportOptions& options, std::uint64_t seed)
+    : credentials_(options.credentials.get()),
+      max_attempts_(options.max_attempts),
+      backoff_(options.initial_backoff, options.max_backoff, 0.5, seed) {}
+
+std::optional<std::chrono::nanoseconds> RequestRetries::After(
+    const HttpRequest& request, const StatusOr<HttpResponse>& result) {
+  ++attempts_;
+  const bool last = attempts_ >= max_attempts_;
+  if (!result.ok()) {
+    if (!request.retryable || last) return std::nullopt;
+    return backoff_.Next();
   }
+  if (result->status == 401 && credentials_ != nullptr && !refreshed_credentials_) {
+    credentials_->Invalidate();
+    refreshed_credentials_ = true;
+    return std::chrono::nanoseconds(0);
+  }
+  const bool retry = result->status == 429 ? request.retry_throttled
+                                           : request.retryable && IsRetryableStatus(result->status);
+  if (!retry || last) return std::nullopt;
+  std::chrono::nanoseconds wait = backoff_.Next();
+  if (result->retry_after.has_value()) wait = *result->retry_after;
+  return wait;
+}
+
+StatusOr<HttpResponse> HttpTransport::Do(const HttpRequest& request) {
+  RequestRetries retries(options_, next_seed_.fetch_add(1));
+  while (true) {
+    StatusOr<HttpResponse> response = Once(request);
+    std::optional<std::chrono::nanoseconds> wait = retries.After(request, response);
+    if (!wait.has_value()) return response;
+    if (wait->count() > 0) std::this_thread::sleep_for(*wait);
+  }
+}
+
+void HttpTransport::DoAll(std::span<const HttpRequest> requests, const DoneFunction& done) {
+  if (requests.empty()) return;
+  using Steady = std::chrono::steady_clock;
+  struct Call {
+    RequestRetries retries;
+    std::unique_ptr<Handle> handle;  // while an attempt is in flight
+    std::string body;
+    Steady::time_point due;      // when the next attempt may start
+    Steady::time_point started;  // of the attempt in flight
+    bool reserved = false;       // the rate limit's token for the next attempt is taken
+    bool finished = false;
+  };
+  std::vector<Call> calls;
+  calls.reserve(requests.size());
+  const Steady::time_point begun = Steady::now();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    calls.push_back(Call{.retries = RequestRetries(options_, next_seed_.fetch_add(1)),
+                         .handle = nullptr,
+                         .body = {},
+                         .due = begun,
+                         .started = begun});
+  }
+  std::unique_ptr<Multi> m = AcquireMulti();
+  std::size_t unfinished = calls.size();
+  std::size_t in_flight = 0;
+
+  // After an attempt: done, or the next attempt scheduled.
+  auto settle = [&](std::size_t i, StatusOr<HttpResponse> result) {
+    Call& call = calls[i];
+    std::optional<std::chrono::nanoseconds> wait = call.retries.After(requests[i], result);
+    if (wait.has_value()) {
+      call.due = Steady::now() + *wait;
+      return;
+    }
+    call.finished = true;
+    --unfinished;
+    done(i, std::move(result));
+  };
+  auto start = [&](std::size_t i) {
+    Call& call = calls[i];
+    std::unique_ptr<Handle> h;
+    if (!m->spare.empty()) {
+      h = std::move(m->spare.back());
+      m->spare.pop_back();
+    } else {
+      h = std::make_unique<Handle>();
+    }
+    Status prepared = Prepare(*h, requests[i]);
+    if (!prepared.ok()) {
+      m->spare.push_back(std::move(h));
+      settle(i, prepared);
+      return;
+    }
+    call.body.clear();
+    Arm(*h, requests[i], &call.body);
+    // Wait for a connection being set up rather than open another: the streams share it.
+    curl_easy_setopt(h->easy, CURLOPT_PIPEWAIT, 1L);
+    curl_easy_setopt(h->easy, CURLOPT_PRIVATE, static_cast<void*>(&call));
+    call.started = Steady::now();
+    if (CURLMcode added = curl_multi_add_handle(m->multi, h->easy); added != CURLM_OK) {
+      m->spare.push_back(std::move(h));
+      settle(i, InternalError(std::string("transport: curl_multi_add_handle: ") +
+                              curl_multi_strerror(added)));
+      return;
+    }
+    call.handle = std::move(h);
+    ++in_flight;
+  };
+
+  while (unfinished > 0) {
+    Steady::time_point now = Steady::now();
+    std::optional<Steady::time_point> next_due;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      Call& call = calls[i];
+      if (call.finished || call.handle != nullptr) continue;
+      if (call.due > now) {
+        next_due = next_due.has_value() ? std::min(*next_due, call.due) : call.due;
+        continue;
+      }
+      if (!call.reserved) {
+        call.reserved = true;
+        std::chrono::nanoseconds wait = limiter_.Reserve();
+        if (wait.count() > 0) {
+          call.due = now + wait;
+          next_due = next_due.has_value() ? std::min(*next_due, call.due) : call.due;
+          continue;
+        }
+      }
+      call.reserved = false;
+      start(i);
+    }
+    int running = 0;
+    curl_multi_perform(m->multi, &running);
+    int queued = 0;
+    while (CURLMsg* msg = curl_multi_info_read(m->multi, &queued)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      CURL* easy = msg->easy_handle;
+      const CURLcode code = msg->data.result;
+      void* private_data = nullptr;
+      curl_easy_getinfo(easy, CURLINFO_PRIVATE, &private_data);
+      const auto i = static_cast<std::size_t>(static_cast<Call*>(private_data) - calls.data());
+      curl_multi_remove_handle(m->multi, easy);
+      --in_flight;
+      Call& call = calls[i];
+      std::unique_ptr<Handle> h = std::move(call.handle);
+      StatusOr<HttpResponse> result =
+          Collect(*h, code, requests[i], std::move(call.body), call.started);
+      m->spare.push_back(std::move(h));
+      settle(i, std::move(result));
+    }
+    if (unfinished == 0) break;
+    // Wait for an answer, or until the next attempt is due (at most a second, curl's own
+    // timeouts being checked at each perform).
+    std::chrono::milliseconds wait(1000);
+    if (next_due.has_value()) {
+      wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(
+                                std::max(*next_due - Steady::now(), Steady::duration(0))));
+    }
+    if (wait.count() > 0 || in_flight > 0) {
+      curl_multi_poll(m->multi, nullptr, 0, static_cast<int>(wait.count()), nullptr);
+    }
+  }
+  ReleaseMulti(std::move(m));
 }
 
 // NOLINTNEXTLINE(google-runtime-int): libcurl's type
@@ -373,6 +585,10 @@ StatusOr<long> HttpTransport::Stream(const HttpRequest& request,
   curl_easy_setopt(h->easy, CURLOPT_XFERINFOFUNCTION, &CheckCancel);
   curl_easy_setopt(h->easy, CURLOPT_XFERINFODATA, &sink);
   CURLcode code = curl_easy_perform(h->easy);
+  long connects = 0;  // NOLINT(google-runtime-int): libcurl's type
+  if (curl_easy_getinfo(h->easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0) {
+    connections_opened_.fetch_add(static_cast<std::uint64_t>(connects));
+  }
   long status = 0;  // NOLINT(google-runtime-int)
   curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
   bool cancelled_here =

@@ -8,7 +8,8 @@
 //     off), after 5xx and connection errors it backs off exponentially with jitter, up to
 //     max_attempts; a 401 asks the credential source for a fresh token once;
 //   * connections are reused (a pool of keep-alive handles) and HTTP/2 is used when the server
-//     offers it;
+//     offers it; DoAll() sends many requests at once as streams of one HTTP/2 connection, from
+//     one thread;
 //   * no secret (token, key) appears in any error message or log line.
 //
 // HTTP error statuses are not transport errors: Do() returns the response and the caller maps
@@ -26,12 +27,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "arbiter/base/clock.h"
 #include "arbiter/base/status.h"
+#include "arbiter/k8s/backoff.h"
 #include "arbiter/k8s/token_bucket.h"
 
 namespace arbiter::k8s {
@@ -140,6 +143,27 @@ struct HttpResponse {
   int http_version = 1;  // 1 (HTTP/1.x) or 2
 };
 
+// One request's retries, as Do() and DoAll() make them: after each attempt, how long to wait
+// before the next one, or none when the attempt's result is the request's. Not thread-safe: one
+// per request.
+class RequestRetries {
+ public:
+  RequestRetries(const TransportOptions& options, std::uint64_t seed);
+  // The wait before the next attempt; nullopt when `result` is final (a success, an error not
+  // worth repeating, or the last attempt). A 401 asks the credentials for a fresh token once and
+  // is retried at once, even after the last attempt.
+  std::optional<std::chrono::nanoseconds> After(const HttpRequest& request,
+                                                const StatusOr<HttpResponse>& result);
+  int attempts() const { return attempts_; }
+
+ private:
+  CredentialSource* credentials_;
+  int max_attempts_;
+  Backoff backoff_;
+  int attempts_ = 0;
+  bool refreshed_credentials_ = false;
+};
+
 class HttpTransport {
  public:
   static StatusOr<std::unique_ptr<HttpTransport>> Create(TransportOptions options);
@@ -148,6 +172,18 @@ class HttpTransport {
   HttpTransport& operator=(const HttpTransport&) = delete;
 
   StatusOr<HttpResponse> Do(const HttpRequest& request);
+
+  // Sends every request at once, each with Do()'s rate limit and retries, over one connection of
+  // HTTP/2 streams (kept for the next call; over HTTP/1.1, a connection per request in flight),
+  // and calls done(i, result) on the calling thread as request i ends, in the order they end.
+  // Returns when all have. One thread waits for all of them: a session's binds cost one wake-up
+  // per answer, not a thread and a connection per bind in flight.
+  using DoneFunction = std::function<void(std::size_t, StatusOr<HttpResponse>)>;
+  void DoAll(std::span<const HttpRequest> requests, const DoneFunction& done);
+
+  // Connections opened so far (each TLS handshake), over Do, DoAll and Stream: for tests and
+  // metrics.
+  std::uint64_t connections_opened() const { return connections_opened_.load(); }
 
   // Sends the request and hands the response body to `on_data` as it arrives, until the server
   // closes the stream, an error occurs, or on_data returns false (then the result is OK). Returns
@@ -167,12 +203,26 @@ class HttpTransport {
  private:
   explicit HttpTransport(TransportOptions options);
   struct Handle;
+  struct Multi;
   std::unique_ptr<Handle> Acquire();
   void Release(std::unique_ptr<Handle> handle);
-  // Moves the handles idle longer than idle_timeout out of the pool (into `expired`, to be closed
-  // outside the lock). Requires mu_.
-  void TakeExpired(std::vector<std::unique_ptr<Handle>>& expired);
+  std::unique_ptr<Multi> AcquireMulti();
+  void ReleaseMulti(std::unique_ptr<Multi> multi);
+  // Handles and multi handles idle longer than idle_timeout, moved out of the pools to be closed
+  // outside the lock.
+  struct Expired {
+    std::vector<std::unique_ptr<Handle>> handles;
+    std::vector<std::unique_ptr<Multi>> multis;
+    ~Expired();
+  };
+  // Requires mu_.
+  void TakeExpired(Expired& expired);
   Status Prepare(Handle& handle, const HttpRequest& request);
+  // Sets the request's timeout and where the response body goes.
+  void Arm(Handle& handle, const HttpRequest& request, std::string* body) const;
+  // The response of a finished transfer (or the transport error), reported to on_request.
+  StatusOr<HttpResponse> Collect(Handle& handle, int curl_code, const HttpRequest& request,
+                                 std::string body, std::chrono::steady_clock::time_point started);
   // Waits for the rate limit, then a prepared handle for the request.
   StatusOr<std::unique_ptr<Handle>> Begin(const HttpRequest& request);
   StatusOr<HttpResponse> Once(const HttpRequest& request);
@@ -182,7 +232,9 @@ class HttpTransport {
   TokenBucket limiter_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Handle>> idle_;
-  std::uint64_t next_seed_;
+  std::vector<std::unique_ptr<Multi>> idle_multis_;
+  std::atomic<std::uint64_t> next_seed_;
+  std::atomic<std::uint64_t> connections_opened_{0};
 };
 
 }  // namespace arbiter::k8s

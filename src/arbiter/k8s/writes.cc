@@ -1,6 +1,7 @@
 #include "arbiter/k8s/writes.h"
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,20 +25,25 @@ bool OutcomeUnknown(const Status& status) {
   }
 }
 
-}  // namespace
-
-StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
-                           std::string_view pod_name, std::string_view uid,
-                           std::string_view node_name) {
+HttpRequest BindingRequest(const BindTarget& bind) {
   nlohmann::json binding = {
       {"apiVersion", "v1"},
       {"kind", "Binding"},
-      {"metadata", {{"name", pod_name}, {"namespace", namespace_name}}},
-      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node_name}}},
+      {"metadata", {{"name", bind.pod_name}, {"namespace", bind.namespace_name}}},
+      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", bind.node_name}}},
   };
-  if (!uid.empty()) binding["metadata"]["uid"] = uid;
-  StatusOr<std::string> created =
-      api.Create(PodPath(namespace_name, pod_name) + "/binding", binding.dump());
+  if (!bind.uid.empty()) binding["metadata"]["uid"] = bind.uid;
+  HttpRequest request;
+  request.method = "POST";
+  request.path = PodPath(bind.namespace_name, bind.pod_name) + "/binding";
+  request.body = binding.dump();
+  request.retryable = false;  // a create that reached the server must not be repeated blindly
+  return request;
+}
+
+// What the binding's creation means; an unknown outcome is settled by reading the pod back.
+StatusOr<BindOutcome> SettleBind(ApiClient& api, const BindTarget& bind,
+                                 const StatusOr<std::string>& created) {
   if (created.ok()) return BindOutcome::kBound;
   const Status& error = created.status();
   // The API server answers a second binding with 409 "pod x is already assigned to node y".
@@ -48,7 +54,7 @@ StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
   if (!OutcomeUnknown(error)) return error;
   // Without this read the scheduler would keep the pod assumed for the failed-bind TTL (30 s):
   // its node's room held, the pod given no reason, its queue's usage counted with it.
-  StatusOr<std::string> pod = api.Get(PodPath(namespace_name, pod_name));
+  StatusOr<std::string> pod = api.Get(PodPath(bind.namespace_name, bind.pod_name));
   if (!pod.ok()) {
     if (pod.status().code() != StatusCode::kNotFound) return error;
     return NotFoundError(error.message() + "; read back: the pod is gone");
@@ -57,15 +63,34 @@ StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
   if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object()) {
     return error;
   }
-  if (!uid.empty() && object["metadata"].value("uid", "") != uid) {
+  if (!bind.uid.empty() && object["metadata"].value("uid", "") != bind.uid) {
     return NotFoundError(error.message() + "; read back: the pod was replaced");
   }
   const std::string bound_to = object.contains("spec") && object["spec"].is_object()
                                    ? object["spec"].value("nodeName", "")
                                    : std::string();
-  if (bound_to == node_name) return BindOutcome::kBound;
+  if (bound_to == bind.node_name) return BindOutcome::kBound;
   if (!bound_to.empty()) return BindOutcome::kAlreadyAssigned;
   return AbortedError(error.message() + "; read back: the pod is not bound");
+}
+
+}  // namespace
+
+StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
+                           std::string_view pod_name, std::string_view uid,
+                           std::string_view node_name) {
+  const BindTarget bind{namespace_name, pod_name, uid, node_name};
+  return SettleBind(api, bind, api.Expect2xx(BindingRequest(bind)));
+}
+
+void BindAll(ApiClient& api, std::span<const BindTarget> binds,
+             const std::function<void(std::size_t, StatusOr<BindOutcome>)>& done) {
+  std::vector<HttpRequest> requests;
+  requests.reserve(binds.size());
+  for (const BindTarget& bind : binds) requests.push_back(BindingRequest(bind));
+  api.Expect2xxAll(requests, [&](std::size_t i, const StatusOr<std::string>& created) {
+    done(i, SettleBind(api, binds[i], created));
+  });
 }
 
 bool PodGoneOrReplaced(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,

@@ -5,8 +5,10 @@
 // Thread safety: as ApiClient.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -32,6 +34,20 @@ enum class BindOutcome : std::uint8_t {
 StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
                            std::string_view pod_name, std::string_view uid,
                            std::string_view node_name);
+
+// One bind of BindAll: views into the caller's strings.
+struct BindTarget {
+  std::string_view namespace_name;
+  std::string_view pod_name;
+  std::string_view uid;
+  std::string_view node_name;
+};
+
+// Bind of every target at once, over one connection (ApiClient::Expect2xxAll): done(i, outcome)
+// on the calling thread as each ends (a read-back, when needed, made then). Returns when all
+// have.
+void BindAll(ApiClient& api, std::span<const BindTarget> binds,
+             const std::function<void(std::size_t, StatusOr<BindOutcome>)>& done);
 
 // Evicts a pod through the policy/v1 Eviction subresource, honouring PodDisruptionBudgets: when
 // a budget forbids it the result is RESOURCE_EXHAUSTED with the server's reason (not retried

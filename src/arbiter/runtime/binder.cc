@@ -1,5 +1,6 @@
 #include "arbiter/runtime/binder.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -58,9 +59,21 @@ Binder::Binder(BindFunction bind, EvictFunction evict, EventFunction record_even
 Binder::~Binder() { Stop(); }
 
 Binder::BindFunction Binder::BindWithApi(k8s::ApiClient& api) {
-  return [&api](const BindDecision& d) {
-    return k8s::Bind(api, d.namespace_name, d.pod_name, d.pod_uid, d.node_name);
+  return [&api](std::span<const BindDecision> binds, const BindDoneFunction& done) {
+    std::vector<k8s::BindTarget> targets;
+    targets.reserve(binds.size());
+    for (const BindDecision& d : binds) {
+      targets.push_back({d.namespace_name, d.pod_name, d.pod_uid, d.node_name});
+    }
+    k8s::BindAll(api, targets, done);
   };
+}
+
+Binder::BindFunction Binder::OneAtATime(BindOneFunction bind) {
+  return
+      [bind = std::move(bind)](std::span<const BindDecision> binds, const BindDoneFunction& done) {
+        for (std::size_t i = 0; i < binds.size(); ++i) done(i, bind(binds[i]));
+      };
 }
 
 Binder::EvictFunction Binder::EvictWithApi(k8s::ApiClient& api, const Clock& clock) {
@@ -133,33 +146,54 @@ std::size_t Binder::in_flight() const {
 }
 
 void Binder::Work() {
+  const std::size_t batch = options_.batch > 0 ? static_cast<std::size_t>(options_.batch) : 1;
   while (true) {
-    std::variant<BindDecision, PreemptionBatch> work;
+    std::vector<BindDecision> binds;
+    std::optional<PreemptionBatch> preemption;
+    std::size_t taken = 0;
     {
       std::unique_lock lock(mu_);
       changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
       if (queue_.empty()) return;  // stopping, and all queued work has been sent
-      work = std::move(queue_.front());
-      queue_.pop_front();
-      ++running_;
+      if (auto* batch_of_evictions = std::get_if<PreemptionBatch>(&queue_.front())) {
+        preemption = std::move(*batch_of_evictions);
+        queue_.pop_front();
+        taken = 1;
+      } else {
+        while (!queue_.empty() && binds.size() < batch &&
+               std::holds_alternative<BindDecision>(queue_.front())) {
+          binds.push_back(std::move(std::get<BindDecision>(queue_.front())));
+          queue_.pop_front();
+        }
+        taken = binds.size();
+      }
+      running_ += taken;
     }
-    if (const auto* decision = std::get_if<BindDecision>(&work);
-        decision != nullptr && !MayWrite()) {
-      ARBITER_LOG(kWarning) << "bind not sent pod=" << decision->namespace_name << "/"
-                            << decision->pod_name << " node=" << decision->node_name
-                            << ": no longer allowed to write (the leader lease is lost)";
-      done_(*decision, BindOutcome::kRefused);
-    } else if (decision != nullptr) {
-      Clock::MonotonicTime start = clock_.MonotonicNow();
-      StatusOr<k8s::BindOutcome> outcome = bind_(*decision);
-      Finish(*decision, outcome, clock_.MonotonicNow() - start);
+    if (preemption.has_value()) {
+      RunPreemption(*preemption);
     } else {
-      RunPreemption(std::get<PreemptionBatch>(work));
+      SendBinds(binds);
     }
     std::lock_guard lock(mu_);
-    --running_;
+    running_ -= taken;
     changed_.notify_all();
   }
+}
+
+void Binder::SendBinds(const std::vector<BindDecision>& binds) {
+  if (!MayWrite()) {
+    for (const BindDecision& decision : binds) {
+      ARBITER_LOG(kWarning) << "bind not sent pod=" << decision.namespace_name << "/"
+                            << decision.pod_name << " node=" << decision.node_name
+                            << ": no longer allowed to write (the leader lease is lost)";
+      done_(decision, BindOutcome::kRefused);
+    }
+    return;
+  }
+  const Clock::MonotonicTime start = clock_.MonotonicNow();
+  bind_(binds, [&](std::size_t i, const StatusOr<k8s::BindOutcome>& outcome) {
+    Finish(binds[i], outcome, clock_.MonotonicNow() - start);
+  });
 }
 
 void Binder::Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcome>& outcome,

@@ -1,8 +1,10 @@
 // Binder: sends a session's binds and evictions to the API server, off the session loop: the
 // runtime's part of effects/effects.h.
 //
-// The Applier has already assumed every bind in the cache; Submit() queues the binds for a small
-// pool of worker threads. Each bind carries the pod's uid as a precondition (k8s::Bind).
+// The Applier has already assumed every bind in the cache; Submit() queues the binds for a few
+// worker threads. A worker takes up to `batch` queued binds and sends them all at once
+// (k8s::BindAll: streams of one HTTP/2 connection, one thread waiting for all of them), and
+// finishes each as its answer comes. Each bind carries the pod's uid as a precondition.
 // Outcomes, each reported to `done` (the Applier's BindDone):
 //   * bound: a Normal "Scheduled" event ("Successfully assigned ns/pod to node") and an info log
 //     line; the watch then shows the pod bound and the cache stops treating it as assumed;
@@ -29,6 +31,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <variant>
@@ -45,10 +48,14 @@
 namespace arbiter::runtime {
 
 struct BinderOptions {
-  // Binds in flight. A bind is one API round trip (14-23 ms on the local cluster under load), so
-  // 4 capped Arbiter at about 200 pods/s (bench/e2e); kube-scheduler binds every pod in its own
-  // goroutine.
-  int workers = 16;
+  // Threads sending binds (and evictions), each with its own connection. A bind is one API round
+  // trip (14-23 ms on the local cluster under load): 4 binds in flight capped Arbiter at about 200
+  // pods/s (bench/e2e), so each worker sends a batch of binds at once, as kube-scheduler binds
+  // every pod in its own goroutine over one connection. A worker waits for its whole batch; the
+  // others take what comes meanwhile.
+  int workers = 4;
+  // Binds one worker sends at once (at most workers * batch in flight).
+  int batch = 32;
   // How long a failed bind stays assumed (the Applier's option; set here with the binder's).
   std::chrono::nanoseconds failed_bind_ttl = std::chrono::seconds(30);
   // Asked before each bind and eviction is sent (empty: always true). A scheduler that is no
@@ -60,7 +67,11 @@ struct BinderOptions {
 
 class Binder {
  public:
-  using BindFunction = std::function<StatusOr<k8s::BindOutcome>(const BindDecision&)>;
+  // Sends every bind at once and calls done(i, outcome) as bind i ends; returns when all have.
+  using BindDoneFunction = std::function<void(std::size_t, StatusOr<k8s::BindOutcome>)>;
+  using BindFunction =
+      std::function<void(std::span<const BindDecision>, const BindDoneFunction& done)>;
+  using BindOneFunction = std::function<StatusOr<k8s::BindOutcome>(const BindDecision&)>;
   using EvictFunction = std::function<Status(const EvictDecision&, bool dry_run)>;
   using EventFunction = std::function<void(k8s::EventSpec)>;
   using DoneFunction = std::function<void(const BindDecision&, BindOutcome)>;
@@ -93,8 +104,10 @@ class Binder {
   Counts counts() const;
   std::size_t in_flight() const;
 
-  // The bind call of a real scheduler: k8s::Bind over `api`, which must outlive the binder.
+  // The bind call of a real scheduler: k8s::BindAll over `api`, which must outlive the binder.
   static BindFunction BindWithApi(k8s::ApiClient& api);
+  // A batch as `bind` of each decision in turn (fakes in tests).
+  static BindFunction OneAtATime(BindOneFunction bind);
   // The eviction call: k8s::Evict over `api`, which must outlive the binder.
   // Marks the pod DisruptionTarget=True (reason and message of the decision), then evicts it; a
   // dry run only asks the Eviction API.
@@ -102,6 +115,7 @@ class Binder {
 
  private:
   void Work();
+  void SendBinds(const std::vector<BindDecision>& binds);
   void Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcome>& outcome,
               std::chrono::nanoseconds latency);
   void RunPreemption(const PreemptionBatch& batch);

@@ -59,11 +59,11 @@ class BinderTest : public testing::Test {
 
   Binder MakeBinder(const StatusOr<k8s::BindOutcome>& outcome) {
     return Binder(
-        [this, outcome](const BindDecision& d) {
+        Binder::OneAtATime([this, outcome](const BindDecision& d) {
           std::lock_guard lock(mu_);
           calls_.push_back(d.pod_uid + "@" + d.node_name);
           return outcome;
-        },
+        }),
         [this](const EvictDecision& e, bool dry_run) {
           std::lock_guard lock(mu_);
           calls_.push_back((dry_run ? "dry-run evict " : "evict ") + e.pod_uid);

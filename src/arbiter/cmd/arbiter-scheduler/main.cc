@@ -49,7 +49,8 @@ struct Flags {
   std::string forecast_horizon = "168h";
   double kube_api_qps = 50;
   int kube_api_burst = 100;
-  int bind_workers = 16;
+  int bind_workers = 4;
+  int bind_batch = 32;
   std::string metrics_bind_address;
   int verbosity = 0;
   bool version = false;
@@ -111,7 +112,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--kube-api-burst", flags.kube_api_burst, "API request burst (client-side)")
       ->capture_default_str();
-  app.add_option("--bind-workers", flags.bind_workers, "binds in flight at once")
+  app.add_option("--bind-workers", flags.bind_workers,
+                 "threads sending binds, each over its own HTTP/2 connection")
+      ->capture_default_str();
+  app.add_option("--bind-batch", flags.bind_batch,
+                 "binds one worker sends at once, as streams of its connection")
       ->capture_default_str();
   app.add_option("--metrics-bind-address", flags.metrics_bind_address,
                  "serve /metrics, /healthz and /readyz over HTTP on host:port (e.g. "
@@ -144,6 +149,9 @@ int main(int argc, char** argv) {
   if (flags.kube_api_burst < 1) return Usage("--kube-api-burst: must be at least 1");
   if (flags.bind_workers < 1 || flags.bind_workers > 256) {
     return Usage("--bind-workers: must be between 1 and 256");
+  }
+  if (flags.bind_batch < 1 || flags.bind_batch > 1000) {
+    return Usage("--bind-batch: must be between 1 and 1000");
   }
   arbiter::StatusOr<std::chrono::nanoseconds> period =
       arbiter::runtime::ParseDuration(flags.period);
@@ -214,6 +222,7 @@ int main(int argc, char** argv) {
 
   arbiter::runtime::RuntimeOptions options;
   options.binder.workers = flags.bind_workers;
+  options.binder.batch = flags.bind_batch;
   options.cache.scheduler_name = flags.scheduler_name;
   options.cache.namespaces = *namespaces;
   options.cache.node_selector = *node_selector;

@@ -2,10 +2,11 @@
 // Ready node, round-robin, with no decision at all (no filter, no score, no capacity check). It
 // is the baseline of bench/e2e/run.sh: the pod bindings per second that this API server takes on
 // this machine through the project's own client (the same transport, QPS limit, reflector and
-// k8s::Bind as arbiter-scheduler). Not a scheduler: never run it on a real cluster.
+// k8s::BindAll as arbiter-scheduler). Not a scheduler: never run it on a real cluster.
 //
 // It watches Ready nodes and unassigned pods of its scheduler name (a server-side field
-// selector, so a bound pod leaves the watch), queues each pod once, and --workers threads bind.
+// selector, so a bound pod leaves the watch), queues each pod once, and --workers threads bind,
+// each up to --batch pods at once over its connection (as arbiter-scheduler's binder does).
 //
 // Exit codes: 0 after SIGTERM/SIGINT, 2 for bad flags or kubeconfig.
 #include <algorithm>
@@ -47,7 +48,8 @@ struct Flags {
   std::string scheduler_name = "null-binder";
   double kube_api_qps = 50;
   int kube_api_burst = 100;
-  int workers = 16;
+  int workers = 4;
+  int batch = 32;
   int verbosity = 0;
 };
 
@@ -72,14 +74,17 @@ class BindQueue {
     std::lock_guard lock(mu_);
     known_.erase(uid);
   }
-  // The next pod; nullopt once stopped.
-  std::optional<PodRef> Pop() {
+  // The next pods, at least one and at most `most`; none once stopped.
+  std::vector<PodRef> Pop(std::size_t most) {
     std::unique_lock lock(mu_);
     changed_.wait(lock, [this] { return stopped_ || !queue_.empty(); });
-    if (stopped_) return std::nullopt;
-    PodRef pod = std::move(queue_.front());
-    queue_.pop_front();
-    return pod;
+    std::vector<PodRef> pods;
+    if (stopped_) return pods;
+    while (!queue_.empty() && pods.size() < most) {
+      pods.push_back(std::move(queue_.front()));
+      queue_.pop_front();
+    }
+    return pods;
   }
   void Stop() {
     std::lock_guard lock(mu_);
@@ -150,24 +155,46 @@ struct Counts {
   std::atomic<std::uint64_t> failed{0};
 };
 
-void BindLoop(arbiter::k8s::ApiClient& api, BindQueue& queue, ReadyNodes& nodes, Counts& counts) {
-  while (std::optional<PodRef> pod = queue.Pop()) {
-    std::optional<std::string> node = nodes.Next();
-    arbiter::StatusOr<arbiter::k8s::BindOutcome> outcome =
-        node ? arbiter::k8s::Bind(api, pod->namespace_name, pod->name, pod->uid, *node)
-             : arbiter::UnavailableError("no Ready node");
-    if (outcome.ok() && *outcome == arbiter::k8s::BindOutcome::kBound) {
-      ++counts.bound;
-      ARBITER_VLOG(2) << "bound pod=" << pod->namespace_name << "/" << pod->name
-                      << " node=" << *node;
-    } else if (outcome.ok()) {
-      ++counts.already_assigned;
-    } else {
-      ++counts.failed;
-      queue.Forget(pod->uid);
-      ARBITER_LOG(kWarning) << "bind failed pod=" << pod->namespace_name << "/" << pod->name
-                            << " error=" << outcome.status();
+void BindLoop(arbiter::k8s::ApiClient& api, BindQueue& queue, ReadyNodes& nodes, Counts& counts,
+              std::size_t batch) {
+  for (std::vector<PodRef> pods = queue.Pop(batch); !pods.empty(); pods = queue.Pop(batch)) {
+    std::vector<std::string> node_names;
+    std::vector<arbiter::k8s::BindTarget> targets;
+    std::vector<const PodRef*> without_node;
+    node_names.reserve(pods.size());  // targets view these strings
+    for (const PodRef& pod : pods) {
+      std::optional<std::string> node = nodes.Next();
+      if (!node) {
+        without_node.push_back(&pod);
+        continue;
+      }
+      node_names.push_back(std::move(*node));
+      targets.push_back({pod.namespace_name, pod.name, pod.uid, node_names.back()});
     }
+    auto finish = [&](const arbiter::k8s::BindTarget& target,
+                      const arbiter::StatusOr<arbiter::k8s::BindOutcome>& outcome) {
+      if (outcome.ok() && *outcome == arbiter::k8s::BindOutcome::kBound) {
+        ++counts.bound;
+        ARBITER_VLOG(2) << "bound pod=" << target.namespace_name << "/" << target.pod_name
+                        << " node=" << target.node_name;
+      } else if (outcome.ok()) {
+        ++counts.already_assigned;
+      } else {
+        ++counts.failed;
+        queue.Forget(std::string(target.uid));
+        ARBITER_LOG(kWarning) << "bind failed pod=" << target.namespace_name << "/"
+                              << target.pod_name << " error=" << outcome.status();
+      }
+    };
+    for (const PodRef* pod : without_node) {
+      finish({pod->namespace_name, pod->name, pod->uid, ""},
+             arbiter::UnavailableError("no Ready node"));
+    }
+    arbiter::k8s::BindAll(
+        api, targets,
+        [&](std::size_t i, const arbiter::StatusOr<arbiter::k8s::BindOutcome>& outcome) {
+          finish(targets[i], outcome);
+        });
   }
 }
 
@@ -212,9 +239,12 @@ int main(int argc, char** argv) {
   app.add_option("--kube-api-burst", flags.kube_api_burst, "API request burst (client-side)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--workers", flags.workers, "bind calls in flight at once")
+  app.add_option("--workers", flags.workers, "threads binding, each over its own connection")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
+  app.add_option("--batch", flags.batch, "binds one worker sends at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   app.add_option("-v,--v", flags.verbosity, "log verbosity (2: a line per bind)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
@@ -265,13 +295,15 @@ int main(int argc, char** argv) {
     stopping = StopRequested(stop_signals, std::chrono::milliseconds(20));
   }
   ARBITER_LOG(kInfo) << "synced scheduler=" << flags.scheduler_name
-                     << " ready_nodes=" << nodes.size() << " workers=" << flags.workers;
+                     << " ready_nodes=" << nodes.size() << " workers=" << flags.workers
+                     << " batch=" << flags.batch;
 
   arbiter::k8s::ApiClient api(**transport);
   Counts counts;
   std::vector<std::thread> workers;
   for (int i = 0; !stopping && i < flags.workers; ++i) {
-    workers.emplace_back([&] { BindLoop(api, queue, nodes, counts); });
+    workers.emplace_back(
+        [&] { BindLoop(api, queue, nodes, counts, static_cast<std::size_t>(flags.batch)); });
   }
   while (!stopping) stopping = StopRequested(stop_signals, std::chrono::milliseconds(200));
 
