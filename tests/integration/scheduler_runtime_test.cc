@@ -265,6 +265,23 @@ TEST_F(SchedulerRuntimeTest, CreatesTheDefaultQueue) {
   EXPECT_GE(Get("/apis/arbiter.dev/v1alpha1/queues/default")["spec"].value("weight", 0), 1);
 }
 
+// On a cluster without the default Queue, the scheduler creates it and waits for its watch to
+// deliver it before the first session: a pod already waiting is bound and never told that its
+// queue does not exist.
+TEST_F(SchedulerRuntimeTest, APodWaitingBeforeTheDefaultQueueExistsIsNotFailedForIt) {
+  // Other tests' schedulers create it again at once; they find it missing for a moment at most.
+  Status deleted = api_->Delete("/apis/arbiter.dev/v1alpha1/queues/default");
+  ASSERT_TRUE(deleted.ok() || deleted.code() == StatusCode::kNotFound) << deleted;
+  ASSERT_TRUE(WaitUntil([&] {
+    return !api_->Get("/apis/arbiter.dev/v1alpha1/queues/default").ok();
+  })) << "the default Queue was not deleted";
+  CreatePod("early", "arbiter", "100m");
+  StartRuntime(Options());
+  ASSERT_TRUE(WaitUntil([&] { return !NodeOf("early").empty(); }));
+  EXPECT_TRUE(FindEvent("early", "FailedScheduling").is_null())
+      << FindEvent("early", "FailedScheduling").dump();
+}
+
 TEST_F(SchedulerRuntimeTest, SchedulesWhileHoldingTheLeaderLease) {
   RuntimeOptions options = Options();
   k8s::LeaderElectionConfig election;

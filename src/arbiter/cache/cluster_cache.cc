@@ -277,6 +277,11 @@ void ClusterCache::DeletePodGroup(const PodGroup& group) {
   ++generation_;
 }
 
+bool ClusterCache::HasQueue(std::string_view name) const {
+  std::lock_guard lock(mu_);
+  return queues_.find(name) != queues_.end();
+}
+
 void ClusterCache::UpsertQueue(const Queue& queue) {
   std::lock_guard lock(mu_);
   auto [it, added] = queues_.try_emplace(queue.meta.name);

@@ -68,6 +68,8 @@ class ClusterCache {
   void DeletePodGroup(const PodGroup& group);
   void UpsertQueue(const Queue& queue);
   void DeleteQueue(const std::string& name);
+  // Whether the watch has delivered the Queue `name`.
+  bool HasQueue(std::string_view name) const;
   void UpsertPriorityClass(const PriorityClass& priority_class);
   void DeletePriorityClass(const std::string& name);
   void UpsertNamespace(const Namespace& ns);

@@ -332,6 +332,22 @@ bool SchedulerRuntime::WaitForSync() {
   return true;
 }
 
+bool SchedulerRuntime::WaitForDefaultQueue() {
+  // Just created, the Queue reaches the cache through its watch a moment later; a session before
+  // that would find every pod of the default queue without a queue and tell each so (on a fresh
+  // cluster: a FailedScheduling event and a PodScheduled=False write for every waiting pod).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!cache_.HasQueue(kDefaultQueueName)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ARBITER_LOG(kWarning) << "default queue: created, but not seen by the watch after 10s; "
+                               "scheduling without it";
+      return true;
+    }
+    if (!SleepFor(std::chrono::milliseconds(10))) return false;
+  }
+  return true;
+}
+
 bool SchedulerRuntime::WaitForTurn() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
@@ -358,6 +374,7 @@ void SchedulerRuntime::Loop() {
         Status ensured = EnsureDefaultQueue(api_);
         default_queue_ready_ = ensured.ok();
         if (!ensured.ok()) ARBITER_LOG(kWarning) << "default queue: " << ensured;
+        if (ensured.ok() && !WaitForDefaultQueue()) break;
       }
       RunSession();
     }

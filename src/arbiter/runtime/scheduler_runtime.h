@@ -126,6 +126,8 @@ class SchedulerRuntime {
   // Waits until a session is due (the period passed, or a kick's debounce did); false when
   // stopping.
   bool WaitForTurn();
+  // Waits (at most 10 s of real time) until the cache has the default Queue; false when stopping.
+  bool WaitForDefaultQueue();
   // Waits up to `d` unless stopping; false when stopping.
   bool SleepFor(std::chrono::nanoseconds d);
   void RunSession();
