@@ -37,7 +37,7 @@ std::string Label(const Labels& labels, std::string_view key) {
 }
 
 bool HasTrue(const Pod& pod, std::string_view type, std::string_view reason = {}) {
-  const Condition* c = FindCondition(pod.status.conditions, std::string(type));
+  const Condition* c = FindCondition(pod.status.conditions, type);
   return c != nullptr && c->IsTrue() && (reason.empty() || c->reason == reason);
 }
 

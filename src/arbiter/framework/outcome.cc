@@ -58,10 +58,7 @@ class StatusDraft {
   }
 
   const Condition* Find(std::string_view type) const {
-    for (const Condition& c : current().conditions) {
-      if (c.type == type) return &c;
-    }
-    return nullptr;
+    return FindCondition(current().conditions, type);
   }
 
   PodGroupStatus& Edit() {

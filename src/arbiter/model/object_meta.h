@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arbiter/base/clock.h"
@@ -77,7 +78,7 @@ struct ObservedCondition {
 
 // The condition of the given type, or nullptr. The pointer is into `conditions`.
 inline const Condition* FindCondition(const std::vector<Condition>& conditions,
-                                      const std::string& type) {
+                                      std::string_view type) {
   for (const Condition& c : conditions) {
     if (c.type == type) return &c;
   }

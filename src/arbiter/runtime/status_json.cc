@@ -266,20 +266,20 @@ StatusOr<std::string> ReplacePodGroupStatus(const std::string& object_json,
 }
 
 bool HasUnschedulableCondition(const std::vector<Condition>& observed, std::string_view message) {
-  const Condition* c = FindCondition(observed, std::string(kPodScheduledCondition));
+  const Condition* c = FindCondition(observed, kPodScheduledCondition);
   return c != nullptr && c->status == "False" && c->reason == kUnschedulableReason &&
          c->message == TruncateUtf8(message, kMaxConditionMessage);
 }
 
 bool HasUnschedulableCondition(const std::vector<Condition>& observed) {
-  const Condition* c = FindCondition(observed, std::string(kPodScheduledCondition));
+  const Condition* c = FindCondition(observed, kPodScheduledCondition);
   return c != nullptr && c->status == "False" && c->reason == kUnschedulableReason;
 }
 
 std::string UnschedulablePatch(std::string_view uid, std::string_view message,
                                const std::vector<Condition>& observed, Clock::WallTime now) {
   Clock::WallTime transition = now;
-  const Condition* c = FindCondition(observed, std::string(kPodScheduledCondition));
+  const Condition* c = FindCondition(observed, kPodScheduledCondition);
   if (c != nullptr && c->status == "False" && c->last_transition_time) {
     transition = *c->last_transition_time;
   }
