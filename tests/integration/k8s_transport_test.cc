@@ -172,6 +172,30 @@ TEST_F(TransportTest, DoAllSendsEveryRequestOverOneConnection) {
   EXPECT_EQ(t->idle_connections(), 1U);
 }
 
+// DoAll asks before each request is sent; once told no, the rest end CANCELLED, unsent.
+TEST_F(TransportTest, DoAllSendsNothingMoreOnceTheCallerSaysNo) {
+  TransportOptions o = Options();
+  o.credentials = std::make_shared<StaticToken>(token_);
+  auto t = Make(o);
+  ASSERT_NE(t, nullptr);
+  std::vector<HttpRequest> requests(10, HttpRequest::Get("/version"));
+  int asked = 0;
+  std::vector<std::optional<StatusOr<HttpResponse>>> results(requests.size());
+  t->DoAll(
+      requests, [&](std::size_t i, StatusOr<HttpResponse> r) { results[i] = std::move(r); },
+      [&] { return asked++ < 4; });
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    ASSERT_TRUE(results[i].has_value()) << "request " << i << " not reported";
+    if (i < 4) {
+      ASSERT_TRUE(results[i]->ok()) << results[i]->status();
+      EXPECT_EQ((*results[i])->status, 200);
+    } else {
+      ASSERT_FALSE(results[i]->ok()) << "request " << i << " was sent";
+      EXPECT_EQ(results[i]->status().code(), StatusCode::kCancelled);
+    }
+  }
+}
+
 TEST_F(TransportTest, TokenFileIsReadAndUsed) {
   TransportOptions o = Options();
   o.credentials = std::make_shared<TokenFile>((dir_ / "token").string());

@@ -92,14 +92,18 @@ StatusOr<std::string> ApiClient::Expect2xx(const HttpRequest& request) {
   return std::move(response.body);
 }
 
-void ApiClient::Expect2xxAll(std::span<const HttpRequest> requests, const DoneFunction& done) {
-  transport_.DoAll(requests, [&](std::size_t i, StatusOr<HttpResponse> response) {
-    if (!response.ok()) return done(i, response.status());
-    if (response->status < 200 || response->status >= 300) {
-      return done(i, StatusFromResponse(requests[i], *response));
-    }
-    done(i, std::move(response->body));
-  });
+void ApiClient::Expect2xxAll(std::span<const HttpRequest> requests, const DoneFunction& done,
+                             const std::function<bool()>& may_start) {
+  transport_.DoAll(
+      requests,
+      [&](std::size_t i, StatusOr<HttpResponse> response) {
+        if (!response.ok()) return done(i, response.status());
+        if (response->status < 200 || response->status >= 300) {
+          return done(i, StatusFromResponse(requests[i], *response));
+        }
+        done(i, std::move(response->body));
+      },
+      may_start);
 }
 
 StatusOr<std::string> ApiClient::Get(std::string_view path) {

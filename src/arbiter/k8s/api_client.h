@@ -56,9 +56,11 @@ class ApiClient {
   StatusOr<HttpResponse> Send(const HttpRequest& request);
   // A request of the caller's making (its own timeout or retries), its 2xx body or the Status.
   StatusOr<std::string> Expect2xx(const HttpRequest& request);
-  // Expect2xx of every request at once (HttpTransport::DoAll): done(i, result) as each ends.
+  // Expect2xx of every request at once (HttpTransport::DoAll, whose terms `done` and `may_start`
+  // follow): done(i, result) as each ends.
   using DoneFunction = std::function<void(std::size_t, StatusOr<std::string>)>;
-  void Expect2xxAll(std::span<const HttpRequest> requests, const DoneFunction& done);
+  void Expect2xxAll(std::span<const HttpRequest> requests, const DoneFunction& done,
+                    const std::function<bool()>& may_start = {});
 
   HttpTransport& transport() { return transport_; }
 

@@ -205,7 +205,11 @@ void EventRecorder::Loop() {
       if (create) first.push_back({&w.spec, *create});
       if (update) (create ? then : first).push_back({&w.spec, *update});
     }
-    WriteAll(first);
+    // A series update of an Event whose creation failed would only be refused (404).
+    const std::vector<const EventSpec*> not_created = WriteAll(first);
+    std::erase_if(then, [&](const Write& w) {
+      return std::find(not_created.begin(), not_created.end(), w.spec) != not_created.end();
+    });
     WriteAll(then);
   }
 }
@@ -252,8 +256,9 @@ HttpRequest EventRecorder::Request(const Write& write) const {
   return request;
 }
 
-void EventRecorder::WriteAll(const std::vector<Write>& writes) {
-  if (writes.empty()) return;
+std::vector<const EventSpec*> EventRecorder::WriteAll(const std::vector<Write>& writes) {
+  std::vector<const EventSpec*> not_created;
+  if (writes.empty()) return not_created;
   std::vector<HttpRequest> requests;
   requests.reserve(writes.size());
   for (const Write& write : writes) requests.push_back(Request(write));
@@ -267,11 +272,13 @@ void EventRecorder::WriteAll(const std::vector<Write>& writes) {
     ++failed;
     if (writes[i].decision.kind == EventAggregator::Decision::Kind::kCreate) {
       aggregator_.Forget(*writes[i].spec);
+      not_created.push_back(writes[i].spec);
     }
   });
   std::lock_guard lock(mu_);
   written_ += written;
   failed_ += failed;
+  return not_created;
 }
 
 }  // namespace arbiter::k8s

@@ -133,7 +133,8 @@ class EventRecorder {
   };
   void Loop();
   HttpRequest Request(const Write& write) const;
-  void WriteAll(const std::vector<Write>& writes);
+  // Sends the writes at once; the specs whose creation failed.
+  std::vector<const EventSpec*> WriteAll(const std::vector<Write>& writes);
   static std::string WaitingKey(const EventSpec& spec);
 
   ApiClient& api_;

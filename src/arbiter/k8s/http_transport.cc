@@ -209,13 +209,13 @@ void HttpTransport::Release(std::unique_ptr<Handle> handle) {
 // n system calls per answer (strace of a 3,000-pod backlog: eight polls per event written);
 // socket_action tells curl which socket is ready, and only the transfers on it run.
 struct HttpTransport::Multi {
-  explicit Multi(std::size_t max_idle) : multi(curl_multi_init()) {
+  Multi() : multi(curl_multi_init()) {
     // Multiplexing is curl's default; said here because DoAll is about it.
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     // Over HTTP/1.1 (a proxy that does not speak HTTP/2) each request in flight has its own
-    // connection; after the call only this many stay open, as for Do()'s pool.
-    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS,
-                      static_cast<long>(std::max<std::size_t>(max_idle, 1)));  // NOLINT
+    // connection; after the call only one stays open (the one HTTP/2 streams share), so that the
+    // pool of multis keeps no more connections than it has multis.
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 1L);
     curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, &Multi::OnSocket);
     curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, this);
     curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, &Multi::OnTimer);
@@ -273,13 +273,16 @@ struct HttpTransport::Multi {
     const int ready = ::poll(sockets.data(), sockets.size(),
                              static_cast<int>(std::max<std::int64_t>(wait.count(), 0)));
     if (ready <= 0) return;
+    // A socket closed behind curl's back: curl no longer knows it, and poll would report it at
+    // once on every turn.
+    std::erase_if(sockets, [](const pollfd& p) { return (p.revents & POLLNVAL) != 0; });
     // curl's callbacks change `sockets` while it runs: take the ready ones first.
     std::vector<std::pair<curl_socket_t, int>> actions;
     for (const pollfd& p : sockets) {
       int mask = 0;
       if ((p.revents & POLLIN) != 0) mask |= CURL_CSELECT_IN;
       if ((p.revents & POLLOUT) != 0) mask |= CURL_CSELECT_OUT;
-      if ((p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) mask |= CURL_CSELECT_ERR;
+      if ((p.revents & (POLLERR | POLLHUP)) != 0) mask |= CURL_CSELECT_ERR;
       if (mask != 0) actions.emplace_back(p.fd, mask);
     }
     for (const auto& [socket, mask] : actions) {
@@ -305,7 +308,7 @@ std::unique_ptr<HttpTransport::Multi> HttpTransport::AcquireMulti() {
       return m;
     }
   }
-  return std::make_unique<Multi>(options_.max_idle_connections);
+  return std::make_unique<Multi>();
 }
 
 void HttpTransport::ReleaseMulti(std::unique_ptr<Multi> multi) {
@@ -516,7 +519,8 @@ StatusOr<HttpResponse> HttpTransport::Do(const HttpRequest& request) {
   }
 }
 
-void HttpTransport::DoAll(std::span<const HttpRequest> requests, const DoneFunction& done) {
+void HttpTransport::DoAll(std::span<const HttpRequest> requests, const DoneFunction& done,
+                          const std::function<bool()>& may_start) {
   if (requests.empty()) return;
   using Steady = std::chrono::steady_clock;
   struct Call {
@@ -603,6 +607,13 @@ void HttpTransport::DoAll(std::span<const HttpRequest> requests, const DoneFunct
         }
       }
       call.reserved = false;
+      if (may_start && !may_start()) {
+        call.finished = true;
+        --unfinished;
+        done(i, CancelledError(requests[i].method + " " + requests[i].path +
+                               ": not sent: the caller no longer allows it"));
+        continue;
+      }
       start(i);
     }
     int queued = 0;

@@ -178,8 +178,12 @@ class HttpTransport {
   // and calls done(i, result) on the calling thread as request i ends, in the order they end.
   // Returns when all have. One thread waits for all of them: a session's binds cost one wake-up
   // per answer, not a thread and a connection per bind in flight.
+  // `done` runs on the loop that drives the other requests: it must not block (no request of its
+  // own). `may_start`, if given, is asked before each attempt; once it says no, the request ends
+  // CANCELLED, unsent (a scheduler that lost its lease sends nothing it decided before).
   using DoneFunction = std::function<void(std::size_t, StatusOr<HttpResponse>)>;
-  void DoAll(std::span<const HttpRequest> requests, const DoneFunction& done);
+  void DoAll(std::span<const HttpRequest> requests, const DoneFunction& done,
+             const std::function<bool()>& may_start = {});
 
   // Connections opened so far (each TLS handshake), over Do, DoAll and Stream: for tests and
   // metrics.
@@ -197,7 +201,8 @@ class HttpTransport {
 
   const std::string& server() const { return options_.server; }
 
-  // Connections (handles) kept open for the next requests, those idle too long closed first.
+  // Connections kept open for the next requests (Do's handles and DoAll's multi handles, each
+  // with at most one), those idle too long closed first.
   std::size_t idle_connections();
 
  private:

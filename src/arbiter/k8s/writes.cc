@@ -84,13 +84,25 @@ StatusOr<BindOutcome> Bind(ApiClient& api, std::string_view namespace_name,
 }
 
 void BindAll(ApiClient& api, std::span<const BindTarget> binds,
-             const std::function<void(std::size_t, StatusOr<BindOutcome>)>& done) {
+             const std::function<void(std::size_t, StatusOr<BindOutcome>)>& done,
+             const std::function<bool()>& may_send) {
   std::vector<HttpRequest> requests;
   requests.reserve(binds.size());
   for (const BindTarget& bind : binds) requests.push_back(BindingRequest(bind));
-  api.Expect2xxAll(requests, [&](std::size_t i, const StatusOr<std::string>& created) {
-    done(i, SettleBind(api, binds[i], created));
-  });
+  // A read-back is a request of its own: made inside the loop, it would hold every other bind's
+  // answer (and their timeouts would run out meanwhile), so those wait for the loop to end.
+  std::vector<std::pair<std::size_t, Status>> unknown;
+  api.Expect2xxAll(
+      requests,
+      [&](std::size_t i, const StatusOr<std::string>& created) {
+        if (!created.ok() && OutcomeUnknown(created.status())) {
+          unknown.emplace_back(i, created.status());
+          return;
+        }
+        done(i, SettleBind(api, binds[i], created));
+      },
+      may_send);
+  for (const auto& [i, error] : unknown) done(i, SettleBind(api, binds[i], error));
 }
 
 bool PodGoneOrReplaced(ApiClient& api, std::string_view namespace_name, std::string_view pod_name,

@@ -44,10 +44,12 @@ struct BindTarget {
 };
 
 // Bind of every target at once, over one connection (ApiClient::Expect2xxAll): done(i, outcome)
-// on the calling thread as each ends (a read-back, when needed, made then). Returns when all
-// have.
+// on the calling thread as each ends; the binds whose outcome needs a read-back are settled
+// after the others have all been answered. Returns when all have. `may_send`, if given, is asked
+// before each is sent; those it refuses end CANCELLED, unsent.
 void BindAll(ApiClient& api, std::span<const BindTarget> binds,
-             const std::function<void(std::size_t, StatusOr<BindOutcome>)>& done);
+             const std::function<void(std::size_t, StatusOr<BindOutcome>)>& done,
+             const std::function<bool()>& may_send = {});
 
 // Evicts a pod through the policy/v1 Eviction subresource, honouring PodDisruptionBudgets: when
 // a budget forbids it the result is RESOURCE_EXHAUSTED with the server's reason (not retried

@@ -59,21 +59,28 @@ Binder::Binder(BindFunction bind, EvictFunction evict, EventFunction record_even
 Binder::~Binder() { Stop(); }
 
 Binder::BindFunction Binder::BindWithApi(k8s::ApiClient& api) {
-  return [&api](std::span<const BindDecision> binds, const BindDoneFunction& done) {
+  return [&api](std::span<const BindDecision> binds, const BindDoneFunction& done,
+                const std::function<bool()>& may_send) {
     std::vector<k8s::BindTarget> targets;
     targets.reserve(binds.size());
     for (const BindDecision& d : binds) {
       targets.push_back({d.namespace_name, d.pod_name, d.pod_uid, d.node_name});
     }
-    k8s::BindAll(api, targets, done);
+    k8s::BindAll(api, targets, done, may_send);
   };
 }
 
 Binder::BindFunction Binder::OneAtATime(BindOneFunction bind) {
-  return
-      [bind = std::move(bind)](std::span<const BindDecision> binds, const BindDoneFunction& done) {
-        for (std::size_t i = 0; i < binds.size(); ++i) done(i, bind(binds[i]));
-      };
+  return [bind = std::move(bind)](std::span<const BindDecision> binds, const BindDoneFunction& done,
+                                  const std::function<bool()>& may_send) {
+    for (std::size_t i = 0; i < binds.size(); ++i) {
+      if (may_send && !may_send()) {
+        done(i, CancelledError("bind not sent"));
+        continue;
+      }
+      done(i, bind(binds[i]));
+    }
+  };
 }
 
 Binder::EvictFunction Binder::EvictWithApi(k8s::ApiClient& api, const Clock& clock) {
@@ -181,19 +188,23 @@ void Binder::Work() {
 }
 
 void Binder::SendBinds(const std::vector<BindDecision>& binds) {
-  if (!MayWrite()) {
-    for (const BindDecision& decision : binds) {
-      ARBITER_LOG(kWarning) << "bind not sent pod=" << decision.namespace_name << "/"
-                            << decision.pod_name << " node=" << decision.node_name
-                            << ": no longer allowed to write (the leader lease is lost)";
-      done_(decision, BindOutcome::kRefused);
-    }
-    return;
-  }
   const Clock::MonotonicTime start = clock_.MonotonicNow();
-  bind_(binds, [&](std::size_t i, const StatusOr<k8s::BindOutcome>& outcome) {
-    Finish(binds[i], outcome, clock_.MonotonicNow() - start);
-  });
+  // Asked before each bind is sent, not once per batch: the batch's rate-limit waits and retries
+  // may outlast the leader lease.
+  bind_(
+      binds,
+      [&](std::size_t i, const StatusOr<k8s::BindOutcome>& outcome) {
+        const BindDecision& decision = binds[i];
+        if (!outcome.ok() && outcome.status().code() == StatusCode::kCancelled) {
+          ARBITER_LOG(kWarning) << "bind not sent pod=" << decision.namespace_name << "/"
+                                << decision.pod_name << " node=" << decision.node_name
+                                << ": no longer allowed to write (the leader lease is lost)";
+          done_(decision, BindOutcome::kRefused);
+          return;
+        }
+        Finish(decision, outcome, clock_.MonotonicNow() - start);
+      },
+      [this] { return MayWrite(); });
 }
 
 void Binder::Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcome>& outcome,

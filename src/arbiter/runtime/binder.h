@@ -68,9 +68,11 @@ struct BinderOptions {
 class Binder {
  public:
   // Sends every bind at once and calls done(i, outcome) as bind i ends; returns when all have.
+  // A bind is sent only if may_send() still says yes just before (else it ends CANCELLED).
   using BindDoneFunction = std::function<void(std::size_t, StatusOr<k8s::BindOutcome>)>;
   using BindFunction =
-      std::function<void(std::span<const BindDecision>, const BindDoneFunction& done)>;
+      std::function<void(std::span<const BindDecision>, const BindDoneFunction& done,
+                         const std::function<bool()>& may_send)>;
   using BindOneFunction = std::function<StatusOr<k8s::BindOutcome>(const BindDecision&)>;
   using EvictFunction = std::function<Status(const EvictDecision&, bool dry_run)>;
   using EventFunction = std::function<void(k8s::EventSpec)>;

@@ -1,5 +1,6 @@
 #include "arbiter/runtime/binder.h"
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -209,6 +210,32 @@ TEST_F(BinderTest, AReplicaThatNoLongerLeadsSendsNoBind) {
   EXPECT_TRUE(calls().empty());
   EXPECT_EQ(binder.counts().bound, 0U);
   EXPECT_EQ(cache_.ExpireAssumed(clock_.MonotonicNow() + seconds(1)), 1);
+}
+
+// The lease is asked about before each bind of a batch, not once for the batch: the batch's
+// rate-limit waits and retries may outlast it.
+TEST_F(BinderTest, ALeaseLostWithinABatchSendsNoMoreOfIt) {
+  for (const char* name : {"q", "r"}) {
+    Pod pod;
+    pod.meta.namespace_name = "ns";
+    pod.meta.name = name;
+    pod.meta.uid = std::string("uid-") + name;
+    pod.spec.scheduler_name = "arbiter";
+    Container container;
+    container.name = "c";
+    pod.spec.containers.push_back(container);
+    cache_.UpsertPod(pod);
+  }
+  std::atomic<int> asked{0};
+  may_write_ = [&asked] { return asked.fetch_add(1) == 0; };  // leads for the first bind only
+  Binder binder = MakeBinder(k8s::BindOutcome::kBound);
+  SessionResult result;
+  result.binds = {Decision(), {"ns", "q", "uid-q", "n1"}, {"ns", "r", "uid-r", "n1"}};
+  Apply(binder, result);
+  binder.Flush();
+  EXPECT_EQ(calls(), std::vector<std::string>{"uid-p@n1"});
+  EXPECT_EQ(binder.counts().bound, 1U);
+  EXPECT_EQ(binder.counts().failed, 0U);  // not sent is not failed: placed again soon
 }
 
 TEST_F(BinderTest, StopFinishesQueuedBindsThenRefuses) {
