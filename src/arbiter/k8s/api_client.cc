@@ -110,13 +110,26 @@ StatusOr<std::string> ApiClient::Get(std::string_view path) {
   return Expect2xx(HttpRequest::Get(std::string(path)));
 }
 
-StatusOr<std::string> ApiClient::Create(std::string_view path, std::string body) {
+HttpRequest ApiClient::CreateRequest(std::string_view path, std::string body) {
   HttpRequest request;
   request.method = "POST";
   request.path = path;
   request.body = std::move(body);
   request.retryable = false;  // a create that reached the server must not be repeated blindly
-  return Expect2xx(request);
+  return request;
+}
+
+HttpRequest ApiClient::PatchRequest(std::string_view path, std::string body, PatchType type) {
+  HttpRequest request;
+  request.method = "PATCH";
+  request.path = path;
+  request.body = std::move(body);
+  request.content_type = ContentType(type);
+  return request;
+}
+
+StatusOr<std::string> ApiClient::Create(std::string_view path, std::string body) {
+  return Expect2xx(CreateRequest(path, std::move(body)));
 }
 
 StatusOr<std::string> ApiClient::Update(std::string_view path, std::string body) {
@@ -128,12 +141,7 @@ StatusOr<std::string> ApiClient::Update(std::string_view path, std::string body)
 }
 
 StatusOr<std::string> ApiClient::Patch(std::string_view path, std::string body, PatchType type) {
-  HttpRequest request;
-  request.method = "PATCH";
-  request.path = path;
-  request.body = std::move(body);
-  request.content_type = ContentType(type);
-  return Expect2xx(request);
+  return Expect2xx(PatchRequest(path, std::move(body), type));
 }
 
 Status ApiClient::Delete(std::string_view path, const DeleteOptions& options) {

@@ -220,7 +220,6 @@ HttpRequest EventRecorder::Request(const Write& write) const {
   const std::string now = FormatMicroTime(clock_.Now());
   const std::string collection =
       "/apis/events.k8s.io/v1/namespaces/" + spec.regarding.namespace_name + "/events";
-  HttpRequest request;
   if (decision.kind == EventAggregator::Decision::Kind::kCreate) {
     nlohmann::json event = {
         {"apiVersion", "events.k8s.io/v1"},
@@ -240,20 +239,13 @@ HttpRequest EventRecorder::Request(const Write& write) const {
           {"name", spec.regarding.name},
           {"uid", spec.regarding.uid}}},
     };
-    request.method = "POST";
-    request.path = collection;
-    request.body = event.dump();
-    request.retryable = false;  // as ApiClient::Create: a create is not repeated blindly
-  } else {
-    nlohmann::json patch = {
-        {"series", {{"count", decision.count}, {"lastObservedTime", now}}},
-    };
-    request.method = "PATCH";
-    request.path = collection + "/" + decision.event_name;
-    request.body = patch.dump();
-    request.content_type = "application/merge-patch+json";
+    return ApiClient::CreateRequest(collection, event.dump());
   }
-  return request;
+  nlohmann::json patch = {
+      {"series", {{"count", decision.count}, {"lastObservedTime", now}}},
+  };
+  return ApiClient::PatchRequest(collection + "/" + decision.event_name, patch.dump(),
+                                 PatchType::kMerge);
 }
 
 std::vector<const EventSpec*> EventRecorder::WriteAll(const std::vector<Write>& writes) {

@@ -171,18 +171,30 @@ void HttpTransport::TakeExpired(Expired& expired) {
   MoveExpired(idle_multis_, cutoff, expired.multis);
 }
 
-std::unique_ptr<HttpTransport::Handle> HttpTransport::Acquire() {
+template <typename T>
+std::unique_ptr<T> HttpTransport::TakeIdle(std::vector<std::unique_ptr<T>>& pool) {
   Expired expired;  // closed after the lock is released
-  {
-    std::lock_guard lock(mu_);
-    TakeExpired(expired);
-    if (!idle_.empty()) {
-      std::unique_ptr<Handle> h = std::move(idle_.back());
-      idle_.pop_back();
-      return h;
-    }
-  }
-  return std::make_unique<Handle>();
+  std::lock_guard lock(mu_);
+  TakeExpired(expired);
+  if (pool.empty()) return nullptr;
+  std::unique_ptr<T> item = std::move(pool.back());
+  pool.pop_back();
+  return item;
+}
+
+template <typename T>
+void HttpTransport::KeepIdle(std::vector<std::unique_ptr<T>>& pool, std::unique_ptr<T> item) {
+  Expired expired;
+  std::lock_guard lock(mu_);
+  TakeExpired(expired);
+  if (pool.size() >= options_.max_idle_connections) return;  // closed here, outside the pool
+  item->idle_since = clock_.MonotonicNow();
+  pool.push_back(std::move(item));
+}
+
+std::unique_ptr<HttpTransport::Handle> HttpTransport::Acquire() {
+  std::unique_ptr<Handle> h = TakeIdle(idle_);
+  return h != nullptr ? std::move(h) : std::make_unique<Handle>();
 }
 
 std::size_t HttpTransport::idle_connections() {
@@ -192,14 +204,7 @@ std::size_t HttpTransport::idle_connections() {
   return idle_.size() + idle_multis_.size();
 }
 
-void HttpTransport::Release(std::unique_ptr<Handle> handle) {
-  Expired expired;
-  std::lock_guard lock(mu_);
-  TakeExpired(expired);
-  if (idle_.size() >= options_.max_idle_connections) return;  // closed here, outside the pool
-  handle->idle_since = clock_.MonotonicNow();
-  idle_.push_back(std::move(handle));
-}
+void HttpTransport::Release(std::unique_ptr<Handle> handle) { KeepIdle(idle_, std::move(handle)); }
 
 // A curl multi handle and the easy handles it has used: its connection (the multi keeps it
 // between calls) is the one DoAll's streams share.
@@ -297,29 +302,6 @@ struct HttpTransport::Multi {
   Clock::MonotonicTime idle_since{};
 };
 
-std::unique_ptr<HttpTransport::Multi> HttpTransport::AcquireMulti() {
-  Expired expired;
-  {
-    std::lock_guard lock(mu_);
-    TakeExpired(expired);
-    if (!idle_multis_.empty()) {
-      std::unique_ptr<Multi> m = std::move(idle_multis_.back());
-      idle_multis_.pop_back();
-      return m;
-    }
-  }
-  return std::make_unique<Multi>();
-}
-
-void HttpTransport::ReleaseMulti(std::unique_ptr<Multi> multi) {
-  Expired expired;
-  std::lock_guard lock(mu_);
-  TakeExpired(expired);
-  if (idle_multis_.size() >= options_.max_idle_connections) return;
-  multi->idle_since = clock_.MonotonicNow();
-  idle_multis_.push_back(std::move(multi));
-}
-
 Status HttpTransport::Prepare(Handle& h, const HttpRequest& request) {
   if (h.easy == nullptr) return InternalError("transport: curl_easy_init failed");
   // reset keeps the handle's live connections and TLS sessions, and clears every option.
@@ -407,6 +389,13 @@ StatusOr<std::unique_ptr<HttpTransport::Handle>> HttpTransport::Begin(const Http
   return h;
 }
 
+void HttpTransport::CountConnections(Handle& h) {
+  long connects = 0;  // NOLINT(google-runtime-int): libcurl's type
+  if (curl_easy_getinfo(h.easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0) {
+    connections_opened_.fetch_add(static_cast<std::uint64_t>(connects));
+  }
+}
+
 void HttpTransport::Arm(Handle& h, const HttpRequest& request, std::string* body) const {
   std::chrono::milliseconds timeout =
       request.timeout.count() > 0 ? request.timeout : options_.timeout;
@@ -425,10 +414,7 @@ void HttpTransport::Arm(Handle& h, const HttpRequest& request, std::string* body
 StatusOr<HttpResponse> HttpTransport::Collect(Handle& h, int curl_code, const HttpRequest& request,
                                               std::string body,
                                               std::chrono::steady_clock::time_point started) {
-  long connects = 0;  // NOLINT(google-runtime-int): libcurl's type
-  if (curl_easy_getinfo(h.easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0) {
-    connections_opened_.fetch_add(static_cast<std::uint64_t>(connects));
-  }
+  CountConnections(h);
   const auto code = static_cast<CURLcode>(curl_code);
   if (code != CURLE_OK) {
     Status error = CurlError(code, h.error, request, options_.server);
@@ -542,7 +528,8 @@ void HttpTransport::DoAll(std::span<const HttpRequest> requests, const DoneFunct
                          .due = begun,
                          .started = begun});
   }
-  std::unique_ptr<Multi> m = AcquireMulti();
+  std::unique_ptr<Multi> m = TakeIdle(idle_multis_);
+  if (m == nullptr) m = std::make_unique<Multi>();
   std::size_t unfinished = calls.size();
 
   // After an attempt: done, or the next attempt scheduled.
@@ -642,7 +629,7 @@ void HttpTransport::DoAll(std::span<const HttpRequest> requests, const DoneFunct
     }
     m->Run(wait);
   }
-  ReleaseMulti(std::move(m));
+  KeepIdle(idle_multis_, std::move(m));
 }
 
 // NOLINTNEXTLINE(google-runtime-int): libcurl's type
@@ -660,10 +647,7 @@ StatusOr<long> HttpTransport::Stream(const HttpRequest& request,
   curl_easy_setopt(h->easy, CURLOPT_XFERINFOFUNCTION, &CheckCancel);
   curl_easy_setopt(h->easy, CURLOPT_XFERINFODATA, &sink);
   CURLcode code = curl_easy_perform(h->easy);
-  long connects = 0;  // NOLINT(google-runtime-int): libcurl's type
-  if (curl_easy_getinfo(h->easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0) {
-    connections_opened_.fetch_add(static_cast<std::uint64_t>(connects));
-  }
+  CountConnections(*h);
   long status = 0;  // NOLINT(google-runtime-int)
   curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
   bool cancelled_here =

@@ -209,10 +209,14 @@ class HttpTransport {
   explicit HttpTransport(TransportOptions options);
   struct Handle;
   struct Multi;
+  // An idle handle (or multi handle) from `pool`, null when it has none; and back into `pool`,
+  // unless it is full (then closed).
+  template <typename T>
+  std::unique_ptr<T> TakeIdle(std::vector<std::unique_ptr<T>>& pool);
+  template <typename T>
+  void KeepIdle(std::vector<std::unique_ptr<T>>& pool, std::unique_ptr<T> item);
   std::unique_ptr<Handle> Acquire();
   void Release(std::unique_ptr<Handle> handle);
-  std::unique_ptr<Multi> AcquireMulti();
-  void ReleaseMulti(std::unique_ptr<Multi> multi);
   // Handles and multi handles idle longer than idle_timeout, moved out of the pools to be closed
   // outside the lock.
   struct Expired {
@@ -223,6 +227,8 @@ class HttpTransport {
   // Requires mu_.
   void TakeExpired(Expired& expired);
   Status Prepare(Handle& handle, const HttpRequest& request);
+  // Adds the connections a finished transfer opened to connections_opened_.
+  void CountConnections(Handle& handle);
   // Sets the request's timeout and where the response body goes.
   void Arm(Handle& handle, const HttpRequest& request, std::string* body) const;
   // The response of a finished transfer (or the transport error), reported to on_request.

@@ -33,12 +33,8 @@ HttpRequest BindingRequest(const BindTarget& bind) {
       {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", bind.node_name}}},
   };
   if (!bind.uid.empty()) binding["metadata"]["uid"] = bind.uid;
-  HttpRequest request;
-  request.method = "POST";
-  request.path = PodPath(bind.namespace_name, bind.pod_name) + "/binding";
-  request.body = binding.dump();
-  request.retryable = false;  // a create that reached the server must not be repeated blindly
-  return request;
+  return ApiClient::CreateRequest(PodPath(bind.namespace_name, bind.pod_name) + "/binding",
+                                  binding.dump());
 }
 
 // What the binding's creation means; an unknown outcome is settled by reading the pod back.

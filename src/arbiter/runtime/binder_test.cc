@@ -42,14 +42,23 @@ class BinderTest : public testing::Test {
     node.meta.name = "n1";
     node.meta.uid = "node-uid";
     cache_.UpsertNode(node);
+    AddPod("p");
+  }
+
+  // Pod ns/`name` (uid "uid-<name>") of our scheduler, pending or running on `node`.
+  void AddPod(const std::string& name, const std::string& node = "") {
     Pod pod;
     pod.meta.namespace_name = "ns";
-    pod.meta.name = "p";
-    pod.meta.uid = "uid-p";
+    pod.meta.name = name;
+    pod.meta.uid = "uid-" + name;
     pod.spec.scheduler_name = "arbiter";
     Container container;
     container.name = "c";
     pod.spec.containers.push_back(container);
+    if (!node.empty()) {
+      pod.spec.node_name = node;
+      pod.status.phase = PodPhase::kRunning;
+    }
     cache_.UpsertPod(pod);
   }
 
@@ -215,17 +224,8 @@ TEST_F(BinderTest, AReplicaThatNoLongerLeadsSendsNoBind) {
 // The lease is asked about before each bind of a batch, not once for the batch: the batch's
 // rate-limit waits and retries may outlast it.
 TEST_F(BinderTest, ALeaseLostWithinABatchSendsNoMoreOfIt) {
-  for (const char* name : {"q", "r"}) {
-    Pod pod;
-    pod.meta.namespace_name = "ns";
-    pod.meta.name = name;
-    pod.meta.uid = std::string("uid-") + name;
-    pod.spec.scheduler_name = "arbiter";
-    Container container;
-    container.name = "c";
-    pod.spec.containers.push_back(container);
-    cache_.UpsertPod(pod);
-  }
+  AddPod("q");
+  AddPod("r");
   std::atomic<int> asked{0};
   may_write_ = [&asked] { return asked.fetch_add(1) == 0; };  // leads for the first bind only
   Binder binder = MakeBinder(k8s::BindOutcome::kBound);
@@ -253,16 +253,8 @@ class PreemptionBatchTest : public BinderTest {
  protected:
   void SetUp() override {
     BinderTest::SetUp();
-    for (const char* name : {"v1", "v2"}) {
-      Pod victim;
-      victim.meta.namespace_name = "ns";
-      victim.meta.name = name;
-      victim.meta.uid = std::string("uid-") + name;
-      victim.spec.scheduler_name = "arbiter";
-      victim.spec.node_name = "n1";
-      victim.status.phase = PodPhase::kRunning;
-      cache_.UpsertPod(victim);
-    }
+    AddPod("v1", "n1");
+    AddPod("v2", "n1");
   }
 
   static SessionResult Plan() {
