@@ -119,6 +119,14 @@ HttpRequest ApiClient::CreateRequest(std::string_view path, std::string body) {
   return request;
 }
 
+HttpRequest ApiClient::UpdateRequest(std::string_view path, std::string body) {
+  HttpRequest request;
+  request.method = "PUT";
+  request.path = path;
+  request.body = std::move(body);
+  return request;
+}
+
 HttpRequest ApiClient::PatchRequest(std::string_view path, std::string body, PatchType type) {
   HttpRequest request;
   request.method = "PATCH";
@@ -133,11 +141,7 @@ StatusOr<std::string> ApiClient::Create(std::string_view path, std::string body)
 }
 
 StatusOr<std::string> ApiClient::Update(std::string_view path, std::string body) {
-  HttpRequest request;
-  request.method = "PUT";
-  request.path = path;
-  request.body = std::move(body);
-  return Expect2xx(request);
+  return Expect2xx(UpdateRequest(path, std::move(body)));
 }
 
 StatusOr<std::string> ApiClient::Patch(std::string_view path, std::string body, PatchType type) {

@@ -45,8 +45,10 @@ class ApiClient {
   explicit ApiClient(HttpTransport& transport) : transport_(transport) {}
 
   StatusOr<std::string> Get(std::string_view path);
-  // The requests Create and Patch send, for callers that send many at once (Expect2xxAll).
+  // The requests Create, Update and Patch send, for callers that send many at once
+  // (Expect2xxAll).
   static HttpRequest CreateRequest(std::string_view path, std::string body);
+  static HttpRequest UpdateRequest(std::string_view path, std::string body);
   static HttpRequest PatchRequest(std::string_view path, std::string body, PatchType type);
 
   // POST; the created object.

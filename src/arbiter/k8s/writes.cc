@@ -137,9 +137,9 @@ Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view p
   return status;
 }
 
-Status ReplaceStatusAt(ApiClient& api, std::string_view path, std::string_view api_version,
-                       std::string_view kind, const ObjectMeta& meta,
-                       std::string_view status_json) {
+HttpRequest ReplaceStatusRequest(std::string_view path, std::string_view api_version,
+                                 std::string_view kind, const ObjectMeta& meta,
+                                 std::string_view status_json) {
   nlohmann::json identity = {{"apiVersion", api_version},
                              {"kind", kind},
                              {"metadata",
@@ -151,7 +151,13 @@ Status ReplaceStatusAt(ApiClient& api, std::string_view path, std::string_view a
   body += R"(,"status":)";
   body += status_json;
   body += '}';
-  return api.Update(std::string(path) + "/status", std::move(body)).status();
+  return ApiClient::UpdateRequest(std::string(path) + "/status", std::move(body));
+}
+
+Status ReplaceStatusAt(ApiClient& api, std::string_view path, std::string_view api_version,
+                       std::string_view kind, const ObjectMeta& meta,
+                       std::string_view status_json) {
+  return api.Expect2xx(ReplaceStatusRequest(path, api_version, kind, meta, status_json)).status();
 }
 
 Status UpdateStatus(ApiClient& api, std::string_view path,

@@ -73,6 +73,10 @@ bool PodGoneOrReplaced(ApiClient& api, std::string_view namespace_name, std::str
 // wholly the caller's; one that others write too needs UpdateStatus.
 Status ReplaceStatusAt(ApiClient& api, std::string_view path, std::string_view api_version,
                        std::string_view kind, const ObjectMeta& meta, std::string_view status_json);
+// The request ReplaceStatusAt sends, for a caller that sends many at once.
+HttpRequest ReplaceStatusRequest(std::string_view path, std::string_view api_version,
+                                 std::string_view kind, const ObjectMeta& meta,
+                                 std::string_view status_json);
 
 // Reads the object at `path`, lets `mutate` turn its JSON into the new object's JSON (keeping
 // metadata.resourceVersion, which makes the write conditional), and PUTs it to `path` +

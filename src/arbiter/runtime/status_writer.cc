@@ -1,10 +1,22 @@
 #include "arbiter/runtime/status_writer.h"
 
+#include <memory>
+#include <span>
+#include <utility>
+
 #include "arbiter/base/log.h"
 #include "arbiter/k8s/writes.h"
 #include "arbiter/runtime/status_json.h"
 
 namespace arbiter::runtime {
+
+namespace {
+
+std::string PodStatusPath(const std::string& namespace_name, const std::string& name) {
+  return "/api/v1/namespaces/" + namespace_name + "/pods/" + name + "/status";
+}
+
+}  // namespace
 
 StatusWriter::StatusWriter(k8s::ApiClient& api, const Clock& clock, StatusWriterOptions options)
     : api_(api),
@@ -13,13 +25,53 @@ StatusWriter::StatusWriter(k8s::ApiClient& api, const Clock& clock, StatusWriter
       queues_(options.remember_for),
       pods_(options.remember_for),
       refreshed_(options.refresh_reasons_every),
-      queue_("status-writer", options.capacity) {}
+      queue_("status-writer", options.capacity,
+             {.send_all =
+                  [this](std::span<const k8s::HttpRequest> requests,
+                         const k8s::ApiClient::DoneFunction& done) {
+                    api_.Expect2xxAll(requests, done);
+                  },
+              .size = options.batch,
+              .hold = options.group_hold}) {}
 
 void StatusWriter::WritePodGroupStatus(const PodGroupUpdate& update) {
   std::string key = update.namespace_name + "/" + update.name;
   if (!groups_.Claim(key, update.status, clock_.MonotonicNow())) return;
-  bool queued =
-      queue_.Enqueue("podgroup " + key, [this, key, update] { return WriteGroup(key, update); });
+  bool queued = false;
+  if (update.dialect == PodGroupDialect::kArbiter && !update.resource_version.empty()) {
+    // The status of Arbiter's own PodGroup is wholly Arbiter's: it is replaced in one write,
+    // conditional on the version the session saw, with no read first (the reads were one API
+    // call in seven of bench/e2e's gang phase), and sent with the other writes waiting. Only
+    // when the group changed since (this writer's previous write, say, not yet delivered by the
+    // watch) is it read and written as others' are. A PUT of identity and status, not a JSON
+    // patch: the patch cost the API server more than the read.
+    auto shared = std::make_shared<const PodGroupUpdate>(update);
+    queued = queue_.EnqueueRequest(
+        "podgroup " + key,
+        {.request =
+             [shared] {
+               ObjectMeta meta;
+               meta.namespace_name = shared->namespace_name;
+               meta.name = shared->name;
+               meta.resource_version = shared->resource_version;
+               return k8s::ReplaceStatusRequest(
+                   PodGroupObjectPath(shared->dialect, shared->namespace_name, shared->name),
+                   PodGroupApiVersion(shared->dialect), "PodGroup", meta,
+                   PodGroupStatusJson(shared->status));
+             },
+         .then =
+             [this, key, shared](const StatusOr<std::string>& replaced) {
+               (replaced.status().code() == StatusCode::kAborted ? group_counts_.read_first
+                                                                 : group_counts_.unread)
+                   .fetch_add(1, std::memory_order_relaxed);
+               return FinishGroup(key, *shared, replaced.status());
+             }},
+        WriteQueue::Lane::kNormal, /*hold=*/true);
+  } else {
+    queued = queue_.Enqueue("podgroup " + key, [this, key, update] {
+      return FinishGroup(key, update, AbortedError("not written yet"));
+    });
+  }
   if (!queued) groups_.Forget(key, update.status);
 }
 
@@ -46,28 +98,14 @@ Status StatusWriter::WriteQueueObject(const QueueUpdate& update) {
   return written;
 }
 
-Status StatusWriter::WriteGroup(const std::string& key, const PodGroupUpdate& update) {
-  const std::string path = PodGroupObjectPath(update.dialect, update.namespace_name, update.name);
-  // The status of Arbiter's own PodGroup is wholly Arbiter's: it is replaced in one write,
-  // conditional on the version the session saw, with no read first (the reads were one API call
-  // in seven of bench/e2e's gang phase). Only when the group changed since (this writer's previous
-  // write, say, not yet delivered by the watch) is it read and written as others' are. A PUT of
-  // identity and status, not a JSON patch: the patch cost the API server more than the read.
-  Status written = AbortedError("not written yet");
-  if (update.dialect == PodGroupDialect::kArbiter && !update.resource_version.empty()) {
-    ObjectMeta meta;
-    meta.namespace_name = update.namespace_name;
-    meta.name = update.name;
-    meta.resource_version = update.resource_version;
-    written = k8s::ReplaceStatusAt(api_, path, PodGroupApiVersion(update.dialect), "PodGroup", meta,
-                                   PodGroupStatusJson(update.status));
-    (written.code() == StatusCode::kAborted ? group_counts_.read_first : group_counts_.unread)
-        .fetch_add(1, std::memory_order_relaxed);
-  }
+Status StatusWriter::FinishGroup(const std::string& key, const PodGroupUpdate& update,
+                                 Status written) {
   if (written.code() == StatusCode::kAborted) {
-    written = k8s::UpdateStatus(api_, path, [&update](const std::string& current) {
-      return ReplacePodGroupStatus(current, update.status, update.dialect, update.min_member);
-    });
+    written = k8s::UpdateStatus(
+        api_, PodGroupObjectPath(update.dialect, update.namespace_name, update.name),
+        [&update](const std::string& current) {
+          return ReplacePodGroupStatus(current, update.status, update.dialect, update.min_member);
+        });
   }
   if (written.ok()) {
     ARBITER_VLOG(3) << "wrote podgroup status podgroup=" << key
@@ -91,9 +129,17 @@ void StatusWriter::WriteUnschedulable(const PodVerdict& verdict,
   if (!pods_.Claim(verdict.pod_uid, verdict.message, now)) return;
   std::string patch = UnschedulablePatch(verdict.pod_uid, verdict.message, observed, clock_.Now());
   std::string key = verdict.namespace_name + "/" + verdict.pod_name;
-  bool queued = queue_.Enqueue(
+  bool queued = queue_.EnqueueRequest(
       "pod " + key,
-      [this, key, verdict, patch = std::move(patch)] { return PatchPod(key, verdict, patch); },
+      {.request =
+           [path = PodStatusPath(verdict.namespace_name, verdict.pod_name),
+            patch = std::move(patch)] {
+             return k8s::ApiClient::PatchRequest(path, patch, k8s::PatchType::kStrategicMerge);
+           },
+       .then =
+           [this, key, verdict](const StatusOr<std::string>& patched) {
+             return FinishPodPatch(key, verdict, patched.status());
+           }},
       has_reason ? WriteQueue::Lane::kNormal : WriteQueue::Lane::kSoon);
   if (!queued) {
     pods_.Forget(verdict.pod_uid, verdict.message);
@@ -103,29 +149,30 @@ void StatusWriter::WriteUnschedulable(const PodVerdict& verdict,
 
 void StatusWriter::WriteNomination(const NominationDecision& nomination) {
   std::string key = nomination.namespace_name + "/" + nomination.pod_name;
-  std::string path = "/api/v1/namespaces/" + nomination.namespace_name + "/pods/" +
-                     nomination.pod_name + "/status";
-  std::string patch = NominationPatch(nomination.pod_uid, nomination.node_name);
-  queue_.Enqueue(
-      "pod nomination " + key, [this, key, path = std::move(path), patch = std::move(patch)] {
-        Status patched = api_.Patch(path, patch, k8s::PatchType::kStrategicMerge).status();
-        if (patched.ok() || patched.code() == StatusCode::kNotFound) return Status::Ok();
-        // Bound meanwhile: the API server refuses a nomination on a bound pod, and it is moot.
-        if (patched.code() == StatusCode::kInvalidArgument) {
-          ARBITER_VLOG(2) << "pod nomination skipped pod=" << key << " reason=" << patched;
-          return Status::Ok();
-        }
-        ARBITER_LOG(kWarning) << "pod nomination write failed pod=" << key << " error=" << patched;
-        return patched;
-      });
+  queue_.EnqueueRequest(
+      "pod nomination " + key,
+      {.request =
+           [path = PodStatusPath(nomination.namespace_name, nomination.pod_name),
+            patch = NominationPatch(nomination.pod_uid, nomination.node_name)] {
+             return k8s::ApiClient::PatchRequest(path, patch, k8s::PatchType::kStrategicMerge);
+           },
+       .then =
+           [key](const StatusOr<std::string>& result) {
+             const Status& patched = result.status();
+             if (patched.ok() || patched.code() == StatusCode::kNotFound) return Status::Ok();
+             // Bound meanwhile: the API server refuses a nomination on a bound pod, and it is moot.
+             if (patched.code() == StatusCode::kInvalidArgument) {
+               ARBITER_VLOG(2) << "pod nomination skipped pod=" << key << " reason=" << patched;
+               return Status::Ok();
+             }
+             ARBITER_LOG(kWarning)
+                 << "pod nomination write failed pod=" << key << " error=" << patched;
+             return patched;
+           }});
 }
 
-Status StatusWriter::PatchPod(const std::string& key, const PodVerdict& verdict,
-                              const std::string& patch) {
-  Status patched = api_.Patch("/api/v1/namespaces/" + verdict.namespace_name + "/pods/" +
-                                  verdict.pod_name + "/status",
-                              patch, k8s::PatchType::kStrategicMerge)
-                       .status();
+Status StatusWriter::FinishPodPatch(const std::string& key, const PodVerdict& verdict,
+                                    const Status& patched) {
   if (patched.ok()) return patched;
   pods_.Forget(verdict.pod_uid, verdict.message);
   if (patched.code() == StatusCode::kNotFound) return Status::Ok();  // deleted meanwhile

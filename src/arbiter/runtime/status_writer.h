@@ -8,6 +8,9 @@
 //   * PodScheduled=False/Unschedulable on pods that stay pending (a strategic-merge patch of
 //     pods/status), as kube-scheduler writes it, so `kubectl describe pod` says why.
 //
+// Writes of one request each (an Arbiter PodGroup's status, a pod's condition or nomination) go
+// in batches of up to `batch`, as streams of one HTTP/2 connection (WriteQueue).
+//
 // Writes only what changed: a status equal to the one last written for the object within
 // `remember_for` is skipped (a session sees its own write only once the watch delivers it), and
 // a pod whose observed condition already says the same is not patched. A pod's first reason goes
@@ -42,6 +45,14 @@ struct StatusWriterOptions {
   // rewriting every waiting pod each session would take all of the client's QPS.
   std::chrono::nanoseconds refresh_reasons_every = std::chrono::seconds(10);
   std::size_t capacity = 100'000;  // distinct objects waiting for a write
+  // Writes of one request (PodGroup statuses, pod conditions) sent at once, as streams of one
+  // connection (WriteQueue's batches).
+  std::size_t batch = 32;
+  // An Arbiter PodGroup's status waits this long before it is sent, so that the statuses it
+  // passes through meanwhile make one write: a gang's pods bound, then Running one by one (1, 2,
+  // 3 as kwok or the kubelets report them, about a second later). As Kubernetes' Job controller
+  // batches a job's pod changes into one status update a second.
+  std::chrono::nanoseconds group_hold = std::chrono::seconds(1);
 };
 
 class StatusWriter {
@@ -77,9 +88,11 @@ class StatusWriter {
   }
 
  private:
-  Status WriteGroup(const std::string& key, const PodGroupUpdate& update);
+  // Ends a group's write after its unread replace ended `written` (ABORTED: the group changed
+  // since, or there was no such write): reads and writes it again if needed, logs a failure.
+  Status FinishGroup(const std::string& key, const PodGroupUpdate& update, Status written);
   Status WriteQueueObject(const QueueUpdate& update);
-  Status PatchPod(const std::string& key, const PodVerdict& verdict, const std::string& patch);
+  Status FinishPodPatch(const std::string& key, const PodVerdict& verdict, const Status& patched);
 
   k8s::ApiClient& api_;
   const Clock& clock_;

@@ -1,18 +1,35 @@
 #include "arbiter/runtime/write_queue.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
+#include "arbiter/base/check.h"
 #include "arbiter/base/log.h"
 
 namespace arbiter::runtime {
 
+WriteQueue::WriteQueue(std::string name, std::size_t capacity, Batching batching)
+    : name_(std::move(name)),
+      capacity_(capacity),
+      batching_(std::move(batching)),
+      thread_([this] { Loop(); }) {}
+
 WriteQueue::WriteQueue(std::string name, std::size_t capacity)
-    : name_(std::move(name)), capacity_(capacity), thread_([this] { Loop(); }) {}
+    : WriteQueue(std::move(name), capacity, Batching{}) {}
 
 WriteQueue::~WriteQueue() { Stop(); }
 
 bool WriteQueue::Enqueue(const std::string& key, Write write, Lane lane) {
+  return Add(key, std::move(write), lane, false);
+}
+
+bool WriteQueue::EnqueueRequest(const std::string& key, RequestWrite write, Lane lane, bool hold) {
+  ARBITER_CHECK(batching_.send_all != nullptr) << "write queue " << name_ << " has no SendAll";
+  return Add(key, std::move(write), lane, hold && lane != Lane::kFirst);
+}
+
+bool WriteQueue::Add(const std::string& key, Entry write, Lane lane, bool hold) {
   std::lock_guard lock(mu_);
   if (stopping_) {
     ++counts_.dropped;
@@ -24,11 +41,16 @@ bool WriteQueue::Enqueue(const std::string& key, Write write, Lane lane) {
     ++counts_.replaced;
     return true;
   }
-  if (lane != Lane::kFirst && Waiting(Lane::kSoon) + Waiting(Lane::kNormal) >= capacity_) {
+  if (lane != Lane::kFirst &&
+      Waiting(Lane::kSoon) + Waiting(Lane::kNormal) + holding_.size() >= capacity_) {
     ++counts_.dropped;
     return false;
   }
-  lanes_[static_cast<std::size_t>(lane)].push_back(key);
+  if (hold && batching_.hold > std::chrono::nanoseconds::zero()) {
+    holding_.push_back({std::chrono::steady_clock::now() + batching_.hold, lane, key});
+  } else {
+    lanes_[static_cast<std::size_t>(lane)].push_back(key);
+  }
   waiting_.emplace(key, std::move(write));
   changed_.notify_all();
   return true;
@@ -36,7 +58,9 @@ bool WriteQueue::Enqueue(const std::string& key, Write write, Lane lane) {
 
 void WriteQueue::Flush() {
   std::unique_lock lock(mu_);
-  changed_.wait(lock, [this] { return (Waiting() == 0 && !busy_) || finished_; });
+  ReleaseLocked(true);
+  changed_.notify_all();
+  changed_.wait(lock, [this] { return (Waiting() == 0 && running_ == 0) || finished_; });
 }
 
 void WriteQueue::Stop() {
@@ -56,11 +80,11 @@ WriteQueue::Counts WriteQueue::counts() const {
 
 std::size_t WriteQueue::pending() const {
   std::lock_guard lock(mu_);
-  return Waiting() + (busy_ ? 1 : 0);
+  return Waiting() + running_;
 }
 
 std::size_t WriteQueue::Waiting() const {
-  std::size_t n = 0;
+  std::size_t n = holding_.size();
   for (const std::deque<std::string>& lane : lanes_) n += lane.size();
   return n;
 }
@@ -69,38 +93,85 @@ std::size_t WriteQueue::Waiting(Lane lane) const {
   return lanes_[static_cast<std::size_t>(lane)].size();
 }
 
+void WriteQueue::ReleaseLocked(bool all) {
+  const Time now = std::chrono::steady_clock::now();
+  while (!holding_.empty() && (all || holding_.front().until <= now)) {
+    Held& held = holding_.front();
+    lanes_[static_cast<std::size_t>(held.lane)].push_back(std::move(held.key));
+    holding_.pop_front();
+  }
+}
+
+void WriteQueue::TakeLocked(std::vector<Taken>& taken) {
+  for (std::deque<std::string>& lane : lanes_) {
+    while (!lane.empty()) {
+      auto it = waiting_.find(lane.front());
+      const bool request = std::holds_alternative<RequestWrite>(it->second);
+      // A plain write runs alone; request writes go together until one that is not.
+      if (!taken.empty() && (!request || taken.size() >= batching_.size)) return;
+      taken.push_back({std::move(lane.front()), std::move(it->second)});
+      waiting_.erase(it);
+      lane.pop_front();
+      if (!request) return;
+    }
+  }
+}
+
+std::vector<Status> WriteQueue::Run(std::vector<Taken>& taken) {
+  if (auto* write = std::get_if<Write>(&taken.front().write)) return {(*write)()};
+  std::vector<k8s::HttpRequest> requests;
+  requests.reserve(taken.size());
+  for (Taken& t : taken) requests.push_back(std::get<RequestWrite>(t.write).request());
+  std::vector<std::optional<StatusOr<std::string>>> results(taken.size());
+  batching_.send_all(requests, [&results](std::size_t i, StatusOr<std::string> result) {
+    results[i] = std::move(result);
+  });
+  std::vector<Status> statuses;
+  statuses.reserve(taken.size());
+  for (std::size_t i = 0; i < taken.size(); ++i) {
+    StatusOr<std::string> result = results[i].has_value()
+                                       ? std::move(*results[i])
+                                       : StatusOr<std::string>(InternalError("no answer reported"));
+    statuses.push_back(std::get<RequestWrite>(taken[i].write).then(std::move(result)));
+  }
+  return statuses;
+}
+
 void WriteQueue::Loop() {
+  std::vector<Taken> taken;
   while (true) {
-    Write write;
-    std::string key;
+    taken.clear();
     {
       std::unique_lock lock(mu_);
-      busy_ = false;
+      running_ = 0;
       changed_.notify_all();
-      changed_.wait(lock, [this] { return Waiting() > 0 || stopping_; });
-      if (Waiting() == 0) {  // stopping, and everything queued has run
-        finished_ = true;
-        changed_.notify_all();
-        return;
+      while (true) {
+        ReleaseLocked(stopping_);
+        if (Waiting() > holding_.size()) break;  // a lane has a key
+        if (stopping_) {                         // and everything queued has run
+          finished_ = true;
+          changed_.notify_all();
+          return;
+        }
+        if (holding_.empty()) {
+          changed_.wait(lock);
+        } else {
+          changed_.wait_until(lock, holding_.front().until);
+        }
       }
-      // Waiting() > 0: some lane has a key.
-      std::deque<std::string>& lane =
-          *std::find_if(lanes_.begin(), lanes_.end(),
-                        [](const std::deque<std::string>& l) { return !l.empty(); });
-      key = std::move(lane.front());
-      lane.pop_front();
-      auto it = waiting_.find(key);
-      write = std::move(it->second);
-      waiting_.erase(it);
-      busy_ = true;
+      TakeLocked(taken);
+      running_ = taken.size();
     }
-    Status status = write();
+    const std::vector<Status> statuses = Run(taken);
     std::lock_guard lock(mu_);
-    if (status.ok()) {
-      ++counts_.succeeded;
-    } else {
-      ++counts_.failed;
-      ARBITER_VLOG(4) << "write failed queue=" << name_ << " key=" << key << " error=" << status;
+    for (std::size_t i = 0; i < statuses.size(); ++i) {
+      if (statuses[i].ok()) {
+        ++counts_.succeeded;
+      } else {
+        ++counts_.failed;
+        ARBITER_VLOG(4) << "write failed queue=" << name_ << " key=" << taken[i].key
+                        << " error=" << statuses[i];
+      }
     }
   }
 }

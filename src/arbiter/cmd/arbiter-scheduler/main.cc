@@ -45,6 +45,7 @@ struct Flags {
   std::string leader_elect_namespace = "kube-system";
   std::string period = "1s";
   std::string min_session_gap = "50ms";
+  std::string podgroup_status_hold = "1s";
   std::string forecast_interval = "30s";
   std::string forecast_horizon = "168h";
   double kube_api_qps = 50;
@@ -108,6 +109,10 @@ int main(int argc, char** argv) {
                  "under a stream of new pods, the least time between the starts of two "
                  "sessions (each copies the whole cluster); 0: a session 30ms after each arrival")
       ->capture_default_str();
+  app.add_option("--podgroup-status-hold", flags.podgroup_status_hold,
+                 "how long a PodGroup's new status waits before it is written, so that the "
+                 "statuses it passes through meanwhile make one write; 0: written at once")
+      ->capture_default_str();
   app.add_option("--kube-api-qps", flags.kube_api_qps, "API requests per second (client-side)")
       ->capture_default_str();
   app.add_option("--kube-api-burst", flags.kube_api_burst, "API request burst (client-side)")
@@ -163,6 +168,14 @@ int main(int argc, char** argv) {
     return Usage("--min-session-gap: " + min_session_gap.status().message());
   }
   if (min_session_gap->count() < 0) return Usage("--min-session-gap: must not be negative");
+  arbiter::StatusOr<std::chrono::nanoseconds> podgroup_status_hold =
+      arbiter::runtime::ParseDuration(flags.podgroup_status_hold);
+  if (!podgroup_status_hold.ok()) {
+    return Usage("--podgroup-status-hold: " + podgroup_status_hold.status().message());
+  }
+  if (podgroup_status_hold->count() < 0) {
+    return Usage("--podgroup-status-hold: must not be negative");
+  }
   arbiter::StatusOr<std::chrono::nanoseconds> forecast_interval =
       arbiter::runtime::ParseDuration(flags.forecast_interval);
   if (!forecast_interval.ok()) {
@@ -228,6 +241,7 @@ int main(int argc, char** argv) {
   options.cache.node_selector = *node_selector;
   options.period = *period;
   options.min_session_gap = *min_session_gap;
+  options.status_writer.group_hold = *podgroup_status_hold;
   options.forecaster.interval = *forecast_interval;
   options.forecaster.forecast.period =
       std::chrono::duration_cast<std::chrono::milliseconds>(*period);
