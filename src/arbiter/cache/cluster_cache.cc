@@ -16,6 +16,13 @@ namespace arbiter {
 
 namespace {
 
+// JobInfo::revision: one counter for every cache of the process, so that a scheduler given
+// snapshots of two caches never takes one's job for the other's.
+std::uint64_t NextJobRevision() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 TaskState StateOf(const Pod& pod, bool assumed) {
   if (pod.status.phase == PodPhase::kSucceeded) return TaskState::kSucceeded;
   if (pod.status.phase == PodPhase::kFailed) return TaskState::kFailed;
@@ -712,6 +719,7 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool 
     JobInfo job;
     job.namespace_name = ns;
     job.name = name;
+    job.revision = NextJobRevision();
     const auto job_index = JobIndex::Of(snapshot.jobs.size());
     if (singleton) {
       const Pod& pod = *members.pods.begin()->second->pod;
@@ -803,6 +811,7 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool 
     if (queue_set_changed_) {
       const std::optional<QueueIndex> q = snapshot.FindQueue(job.queue);
       job.queue_index = q.value_or(kNoQueue);
+      job.revision = NextJobRevision();  // no longer the same as before
     }
   };
 

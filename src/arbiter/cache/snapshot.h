@@ -134,6 +134,10 @@ struct JobInfo {
   PodGroupPhase phase = PodGroupPhase::kPending;
   Clock::WallTime creation{};
   std::vector<TaskIndex> tasks;  // sorted by namespace/name
+  // Which build of the job this is: ClusterCache numbers each JobInfo it builds, unique in the
+  // process, and a job it carries over keeps its number, so two snapshots' jobs of one number
+  // hold the same (tasks included). 0: not known (snapshots built otherwise).
+  std::uint64_t revision = 0;
 
   bool IsSingleton() const { return group == nullptr && !group_missing; }
   std::string Key() const { return namespace_name + "/" + name; }

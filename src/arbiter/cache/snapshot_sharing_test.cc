@@ -2,6 +2,7 @@
 // share_unchanged) are the snapshots that building them all gives: two caches fed the same
 // random stream of events, one sharing and one not, are compared field by field after each burst,
 // with the previous snapshot sometimes still held (its jobs copied) and sometimes not (moved).
+// And a scheduler that relies on carried-over jobs to skip quiet groups decides the same.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -11,7 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include "arbiter/actions/builtin.h"
 #include "arbiter/cache/cluster_cache.h"
+#include "arbiter/framework/config.h"
+#include "arbiter/framework/registry.h"
+#include "arbiter/framework/scheduler.h"
+#include "arbiter/plugins/builtin.h"
 #include "arbiter/testing/builders.h"
 
 namespace arbiter {
@@ -355,6 +361,114 @@ TEST(SnapshotSharingTest, AHeldSnapshotKeepsItsJobsWhenTheNextCarriesThemOver) {
   ASSERT_EQ(next->tasks.size(), 3U);
   EXPECT_EQ(next->tasks[0].name(), "a");
   EXPECT_EQ(next->jobs[1].tasks.size(), 2U);
+}
+
+// A scheduler that skips the PodGroups quiet since its last session (framework/outcome.h
+// QuietGroups, which relies on the revisions of carried-over jobs) decides what one that drafts
+// every group each session decides: both are given each snapshot of a sharing cache fed a random
+// stream of events, the second with the revisions taken out (so it skips nothing), and what they
+// decided is applied to the cache as the runtime's Applier does.
+TEST(SnapshotSharingTest, SkippingQuietGroupsDecidesWhatDraftingEveryGroupDoes) {
+  Registry registry;
+  RegisterBuiltinPlugins(registry);
+  RegisterBuiltinActions(registry);
+  std::int64_t skipped = 0;
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    ClusterCache cache{CacheOptions()};
+    ClusterCache unused{CacheOptions()};  // EventStream feeds two caches
+    auto skipping = Scheduler::Create(DefaultSchedulerConfig(), registry);
+    auto drafting = Scheduler::Create(DefaultSchedulerConfig(), registry);
+    ASSERT_TRUE(skipping.ok() && drafting.ok());
+    EventStream events(seed);
+    for (int burst = 0; burst < 150; ++burst) {
+      const std::uint32_t count = events.Below(4);
+      for (std::uint32_t i = 0; i < count; ++i) events.ApplyOne(cache, unused);
+      const Clock::WallTime now = TestEpoch() + std::chrono::seconds(burst);
+      std::shared_ptr<const Snapshot> snapshot = cache.TakeSnapshot(now);
+      Snapshot unrevised = *snapshot;
+      for (JobInfo& job : unrevised.jobs) job.revision = 0;
+      const SessionResult ra = (*skipping)->RunSession(*snapshot, now);
+      const SessionResult rb = (*drafting)->RunSession(unrevised, now);
+      const std::string where = "burst " + std::to_string(burst);
+      EXPECT_EQ(rb.stats.group_drafts_skipped, 0) << where;
+      skipped += ra.stats.group_drafts_skipped;
+      ASSERT_EQ(ra.group_updates.size(), rb.group_updates.size()) << where;
+      for (std::size_t i = 0; i < rb.group_updates.size(); ++i) {
+        const PodGroupUpdate& x = ra.group_updates[i];
+        const PodGroupUpdate& y = rb.group_updates[i];
+        EXPECT_EQ(x.namespace_name + "/" + x.name, y.namespace_name + "/" + y.name) << where;
+        EXPECT_EQ(x.status, y.status) << where << " group " << y.namespace_name << "/" << y.name;
+        EXPECT_EQ(x.resource_version, y.resource_version) << where;
+      }
+      ASSERT_EQ(ra.binds.size(), rb.binds.size()) << where;
+      ASSERT_EQ(ra.evictions.size(), rb.evictions.size()) << where;
+      ASSERT_EQ(ra.queue_updates.size(), rb.queue_updates.size()) << where;
+      for (std::size_t i = 0; i < rb.queue_updates.size(); ++i) {
+        EXPECT_EQ(ra.queue_updates[i].status, rb.queue_updates[i].status) << where;
+      }
+      if (::testing::Test::HasFailure()) return;
+      const Clock::MonotonicTime until = kT0 + std::chrono::seconds(30);
+      for (const BindDecision& d : ra.binds) cache.Assume(d.pod_uid, d.node_name);
+      for (const PodGroupUpdate& u : ra.group_updates) {
+        cache.AssumeGroupStatus(u.namespace_name, u.name, u.status, until);
+      }
+      for (const EvictDecision& e : ra.evictions) cache.AssumeEvicting(e.pod_uid, until);
+    }
+  }
+  EXPECT_GT(skipped, 0);  // the skipping scheduler did skip
+}
+
+// A group quiet for sessions (at its minimum, its other pod waiting for room) whose waiting pod
+// is placed once another job's pod leaves: the job itself is carried over unchanged, but the
+// session changed it, so its status is drafted again (scheduled 1 -> 2).
+TEST(SnapshotSharingTest, AQuietGroupWhosePodIsPlacedLaterIsDraftedAgain) {
+  Registry registry;
+  RegisterBuiltinPlugins(registry);
+  RegisterBuiltinActions(registry);
+  auto scheduler = Scheduler::Create(DefaultSchedulerConfig(), registry);
+  ASSERT_TRUE(scheduler.ok());
+  ClusterCache cache{CacheOptions()};
+  cache.UpsertQueue(MakeQueue("default"));
+  cache.UpsertNode(MakeNode("n1").Cpu("2").Build());
+  cache.UpsertPodGroup(MakePodGroup("g").MinMember(1).Build());
+  const Pod other =
+      MakePod("x").Uid("x").Request("cpu", "1").OnNode("n1").Phase(PodPhase::kRunning).Build();
+  cache.UpsertPod(other);
+  cache.UpsertPod(MakePod("a")
+                      .Uid("a")
+                      .Group("g")
+                      .Request("cpu", "1")
+                      .OnNode("n1")
+                      .Phase(PodPhase::kRunning)
+                      .Build());
+  cache.UpsertPod(MakePod("b").Uid("b").Group("g").Request("cpu", "1").Build());
+  const Clock::MonotonicTime until = kT0 + std::chrono::seconds(30);
+  const auto run = [&](int second) {
+    const Clock::WallTime now = TestEpoch() + std::chrono::seconds(second);
+    SessionResult result = (*scheduler)->RunSession(*cache.TakeSnapshot(now), now);
+    for (const BindDecision& d : result.binds) cache.Assume(d.pod_uid, d.node_name);
+    for (const PodGroupUpdate& u : result.group_updates) {
+      cache.AssumeGroupStatus(u.namespace_name, u.name, u.status, until);
+    }
+    return result;
+  };
+  run(1);  // g's first status
+  std::int64_t skipped = 0;
+  for (int second = 2; second < 6; ++second) {
+    const SessionResult quiet = run(second);
+    EXPECT_TRUE(quiet.binds.empty());
+    EXPECT_TRUE(quiet.group_updates.empty());
+    skipped += quiet.stats.group_drafts_skipped;
+  }
+  ASSERT_GT(skipped, 0);  // g was quiet, and skipped
+  cache.DeletePod(other);
+  const SessionResult placed = run(6);
+  ASSERT_EQ(placed.binds.size(), 1U);
+  EXPECT_EQ(placed.binds[0].pod_name, "b");
+  ASSERT_EQ(placed.group_updates.size(), 1U);
+  EXPECT_EQ(placed.group_updates[0].name, "g");
+  EXPECT_EQ(placed.group_updates[0].status.scheduled, 2);
 }
 
 }  // namespace

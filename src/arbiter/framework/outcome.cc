@@ -403,6 +403,19 @@ void DraftNextGroupStatus(const Session& session, JobIndex j, StatusDraft& statu
   }
 }
 
+// Whether the session left the job alone (QuietGroups): its status is then drafted from the
+// snapshot's job alone.
+bool LeftAlone(const Session& session, JobIndex j, const std::vector<bool>& evicted) {
+  const JobInfo& info = session.job(j);
+  if (session.job_verdict(j) != nullptr || session.job_phase(j) != info.phase ||
+      session.ReservationOf(j) != nullptr || info.group->spec.locality.has_value() ||
+      evicted[j.pos()]) {
+    return false;
+  }
+  return std::all_of(info.tasks.begin(), info.tasks.end(),
+                     [&](TaskIndex t) { return session.task_state(t) == session.task(t).state; });
+}
+
 }  // namespace
 
 SessionResult BuildResult(const Session& session) {
@@ -508,6 +521,10 @@ SessionResult BuildResult(const Session& session) {
   // (queue, gate): views of the snapshot's queue names and the gates' literals, so that counting a
   // waiting job allocates nothing but its first map node.
   std::map<std::pair<std::string_view, std::string_view>, std::int64_t> pending;
+  QuietGroups* quiet = session.quiet_groups();
+  std::vector<bool> evicted(snapshot.jobs.size(), false);
+  for (const Session::Eviction& e : session.evictions())
+    evicted[session.task(e.victim).job.pos()] = true;
   for (std::size_t i = 0; i < snapshot.jobs.size(); ++i) {
     const auto j = JobIndex::Of(i);
     const JobInfo& info = session.job(j);
@@ -523,6 +540,19 @@ SessionResult BuildResult(const Session& session) {
       ++pending[{info.queue, GateOf(session, j, v->verdict)}];
     }
     if (info.group == nullptr) continue;
+    const auto count_phase = [&](PodGroupPhase phase) {
+      if (info.queue_index == kNoQueue) return;
+      queues[q].pending += phase == PodGroupPhase::kPending ? 1 : 0;
+      queues[q].inqueue += phase == PodGroupPhase::kInqueue ? 1 : 0;
+      queues[q].running += phase == PodGroupPhase::kRunning ? 1 : 0;
+    };
+    const bool alone = quiet != nullptr && info.revision != 0 && LeftAlone(session, j, evicted);
+    if (alone && quiet->last.contains(info.revision)) {
+      quiet->next.insert(info.revision);
+      ++result.stats.group_drafts_skipped;
+      count_phase(info.group->status.phase);
+      continue;
+    }
     StatusDraft draft(info.group->status);
     DraftNextGroupStatus(session, j, draft);
     std::optional<PendingExplanation> explanation;
@@ -534,14 +564,11 @@ SessionResult BuildResult(const Session& session) {
     }
     draft.Set(&PodGroupStatus::explanation, std::move(explanation));
     draft.Set(&PodGroupStatus::reservation, ReservationStatus(session, j));
-    if (info.queue_index != kNoQueue) {
-      const PodGroupPhase phase = draft.current().phase;
-      queues[q].pending += phase == PodGroupPhase::kPending ? 1 : 0;
-      queues[q].inqueue += phase == PodGroupPhase::kInqueue ? 1 : 0;
-      queues[q].running += phase == PodGroupPhase::kRunning ? 1 : 0;
-    }
-    if (std::optional<PodGroupStatus> status = std::move(draft).Take();
-        status.has_value() && *status != info.group->status) {
+    count_phase(draft.current().phase);
+    std::optional<PodGroupStatus> status = std::move(draft).Take();
+    if (!status.has_value() || *status == info.group->status) {
+      if (alone) quiet->next.insert(info.revision);
+    } else {
       result.group_updates.push_back({.namespace_name = info.namespace_name,
                                       .name = info.name,
                                       .status = std::move(*status),
@@ -568,7 +595,9 @@ SessionResult BuildResult(const Session& session) {
       result.queue_updates.push_back({queue.meta.name, std::move(status)});
     }
   }
+  const std::int64_t skipped = result.stats.group_drafts_skipped;
   result.stats = session.stats();
+  result.stats.group_drafts_skipped = skipped;
   result.stats.tasks_bound = static_cast<std::int64_t>(result.binds.size());
   result.stats.locality_binds = locality_binds;
   result.stats.pending_jobs.reserve(pending.size());

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <unordered_set>
 
 #include "arbiter/framework/session.h"
 #include "arbiter/framework/session_result.h"
@@ -28,6 +30,20 @@ bool PodsSettled(const Session& session, JobIndex j);
 // keeps later groups out.
 bool HoldsReservation(const Session& session, JobIndex j);
 
+// The PodGroups whose status a session drafted to no change on inputs the next session can tell
+// are the same: a job of that revision (JobInfo::revision) which the session left alone (no
+// verdict, no task or phase changed, no eviction, no reservation, no locality to count). Kept by
+// the Scheduler from one session to the next, so that BuildResult drafts only the statuses that
+// can change: a job of one of those revisions that the session leaves alone again would be
+// drafted the same, to no change. Under a stream of arrivals most groups are such, and
+// drafting each of them every session was a quarter of a gang workload's session time.
+struct QuietGroups {
+  std::unordered_set<std::uint64_t> last;  // found by the previous session
+  std::unordered_set<std::uint64_t> next;  // found by this one
+};
+
+// With session.quiet_groups(), the groups in its `last` that the session left alone are not
+// drafted again, and its `next` is filled.
 SessionResult BuildResult(const Session& session);
 
 }  // namespace arbiter

@@ -89,6 +89,7 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& co
 SessionResult Scheduler::RunSession(const Snapshot& snapshot, Clock::WallTime now) {
   Session session(snapshot, plugins_, now, filter_pool_.get(), &reservations_, &history_);
   session.set_estimates(estimates_.get());
+  session.set_quiet_groups(&quiet_groups_);
   std::vector<NamedDuration> action_nanos;
   action_nanos.reserve(actions_.size());
   for (const auto& action : actions_) {
@@ -101,6 +102,8 @@ SessionResult Scheduler::RunSession(const Snapshot& snapshot, Clock::WallTime no
                                           .count()});
   }
   SessionResult result = session.Finish();
+  quiet_groups_.last = std::move(quiet_groups_.next);
+  quiet_groups_.next.clear();
   result.stats.action_nanos = std::move(action_nanos);
   history_.Record(result.evictions, now);
   return result;

@@ -21,6 +21,7 @@
 #include "arbiter/cache/snapshot.h"
 #include "arbiter/framework/config.h"
 #include "arbiter/framework/eviction_history.h"
+#include "arbiter/framework/outcome.h"
 #include "arbiter/framework/plugin.h"
 #include "arbiter/framework/registry.h"
 #include "arbiter/framework/session_result.h"
@@ -55,6 +56,7 @@ class Scheduler {
   EvictionHistory history_;                  // what earlier sessions evicted
   ReservationBook reservations_;             // gangs holding reservations
   std::shared_ptr<const StartEstimates> estimates_;
+  QuietGroups quiet_groups_;  // PodGroups the last session found quiet
 };
 
 }  // namespace arbiter

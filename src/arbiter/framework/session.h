@@ -34,6 +34,7 @@
 namespace arbiter {
 
 class Statement;
+struct QuietGroups;
 
 class Session {
  public:
@@ -156,6 +157,9 @@ class Session {
   // explanations carry; null: none.
   const StartEstimates* estimates() const { return estimates_; }
   void set_estimates(const StartEstimates* estimates) { estimates_ = estimates; }
+  // The groups earlier sessions found quiet (outcome.h), which BuildResult reads and updates.
+  QuietGroups* quiet_groups() const { return quiet_groups_; }
+  void set_quiet_groups(QuietGroups* quiet) { quiet_groups_ = quiet; }
   const PluginSet& plugins() const { return plugins_; }
   const std::vector<std::uint64_t>& node_versions() const { return node_version_; }
   // Every node whose version changed, in order, once per change: who cached verdicts at some
@@ -278,6 +282,7 @@ class Session {
   WorkerPool* const pool_;
   const EvictionHistory* history_ = nullptr;
   const StartEstimates* estimates_ = nullptr;
+  QuietGroups* quiet_groups_ = nullptr;
   std::unique_ptr<Placement> placement_;  // made once the working state is
   bool opening_ = false;
   bool finished_ = false;

@@ -133,6 +133,8 @@ struct SessionStats {
   // Pods bound this session whose job names its data, by how local their node is (node, rack,
   // any: LocalityLevel's order).
   std::array<std::int64_t, 3> locality_binds{};
+  // PodGroups whose status was not drafted again: quiet since the session before (QuietGroups).
+  std::int64_t group_drafts_skipped = 0;
 };
 
 struct SessionResult {

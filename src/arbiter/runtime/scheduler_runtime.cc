@@ -409,6 +409,7 @@ void SchedulerRuntime::RunSession() {
                   << " binds=" << result.binds.size()
                   << " unschedulable=" << result.unschedulable.size()
                   << " group_updates=" << result.group_updates.size()
+                  << " group_drafts_skipped=" << result.stats.group_drafts_skipped
                   << " jobs_committed=" << result.stats.jobs_committed
                   << " jobs_discarded=" << result.stats.jobs_discarded
                   << " expired_assumptions=" << expired
