@@ -811,7 +811,8 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool 
     if (queue_set_changed_) {
       const std::optional<QueueIndex> q = snapshot.FindQueue(job.queue);
       job.queue_index = q.value_or(kNoQueue);
-      job.revision = NextJobRevision();  // no longer the same as before
+      // A revision promises the whole JobInfo the same, and its queue_index may have moved.
+      job.revision = NextJobRevision();
     }
   };
 

@@ -522,9 +522,14 @@ SessionResult BuildResult(const Session& session) {
   // waiting job allocates nothing but its first map node.
   std::map<std::pair<std::string_view, std::string_view>, std::int64_t> pending;
   QuietGroups* quiet = session.quiet_groups();
-  std::vector<bool> evicted(snapshot.jobs.size(), false);
-  for (const Session::Eviction& e : session.evictions())
-    evicted[session.task(e.victim).job.pos()] = true;
+  std::int64_t skipped = 0;
+  // Jobs with a pod evicted this session, which are never left alone (read only with `quiet`).
+  std::vector<bool> evicted(quiet != nullptr ? snapshot.jobs.size() : 0, false);
+  if (quiet != nullptr) {
+    for (const Session::Eviction& e : session.evictions()) {
+      evicted[session.task(e.victim).job.pos()] = true;
+    }
+  }
   for (std::size_t i = 0; i < snapshot.jobs.size(); ++i) {
     const auto j = JobIndex::Of(i);
     const JobInfo& info = session.job(j);
@@ -549,7 +554,7 @@ SessionResult BuildResult(const Session& session) {
     const bool alone = quiet != nullptr && info.revision != 0 && LeftAlone(session, j, evicted);
     if (alone && quiet->last.contains(info.revision)) {
       quiet->next.insert(info.revision);
-      ++result.stats.group_drafts_skipped;
+      ++skipped;
       count_phase(info.group->status.phase);
       continue;
     }
@@ -595,7 +600,6 @@ SessionResult BuildResult(const Session& session) {
       result.queue_updates.push_back({queue.meta.name, std::move(status)});
     }
   }
-  const std::int64_t skipped = result.stats.group_drafts_skipped;
   result.stats = session.stats();
   result.stats.group_drafts_skipped = skipped;
   result.stats.tasks_bound = static_cast<std::int64_t>(result.binds.size());

@@ -137,6 +137,12 @@ Status Evict(ApiClient& api, std::string_view namespace_name, std::string_view p
   return status;
 }
 
+HttpRequest PodStatusPatchRequest(std::string_view namespace_name, std::string_view pod_name,
+                                  std::string patch) {
+  return ApiClient::PatchRequest(PodPath(namespace_name, pod_name) + "/status", std::move(patch),
+                                 PatchType::kStrategicMerge);
+}
+
 HttpRequest ReplaceStatusRequest(std::string_view path, std::string_view api_version,
                                  std::string_view kind, const ObjectMeta& meta,
                                  std::string_view status_json) {

@@ -73,6 +73,11 @@ bool PodGoneOrReplaced(ApiClient& api, std::string_view namespace_name, std::str
 // wholly the caller's; one that others write too needs UpdateStatus.
 Status ReplaceStatusAt(ApiClient& api, std::string_view path, std::string_view api_version,
                        std::string_view kind, const ObjectMeta& meta, std::string_view status_json);
+// A strategic-merge patch of the pod's status subresource (a condition, nominatedNodeName), as a
+// request for ApiClient::Expect2xx or Expect2xxAll.
+HttpRequest PodStatusPatchRequest(std::string_view namespace_name, std::string_view pod_name,
+                                  std::string patch);
+
 // The request ReplaceStatusAt sends, for a caller that sends many at once.
 HttpRequest ReplaceStatusRequest(std::string_view path, std::string_view api_version,
                                  std::string_view kind, const ObjectMeta& meta,

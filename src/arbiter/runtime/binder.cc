@@ -91,9 +91,9 @@ Binder::EvictFunction Binder::EvictWithApi(k8s::ApiClient& api, const Clock& clo
     // The condition first, as kube-scheduler does: whoever watches the pod (its job controller)
     // learns that the coming deletion is a disruption, not a failure of the pod.
     Status marked =
-        api.Patch("/api/v1/namespaces/" + e.namespace_name + "/pods/" + e.pod_name + "/status",
-                  DisruptionTargetPatch(e.pod_uid, e.reason, e.message, clock.Now()),
-                  k8s::PatchType::kStrategicMerge)
+        api.Expect2xx(k8s::PodStatusPatchRequest(
+                          e.namespace_name, e.pod_name,
+                          DisruptionTargetPatch(e.pod_uid, e.reason, e.message, clock.Now())))
             .status();
     if (marked.code() == StatusCode::kNotFound) return Status::Ok();  // gone already
     // The uid guard refuses a pod of the same name that replaced the victim: the victim is gone.

@@ -10,14 +10,6 @@
 
 namespace arbiter::runtime {
 
-namespace {
-
-std::string PodStatusPath(const std::string& namespace_name, const std::string& name) {
-  return "/api/v1/namespaces/" + namespace_name + "/pods/" + name + "/status";
-}
-
-}  // namespace
-
 StatusWriter::StatusWriter(k8s::ApiClient& api, const Clock& clock, StatusWriterOptions options)
     : api_(api),
       clock_(clock),
@@ -132,9 +124,8 @@ void StatusWriter::WriteUnschedulable(const PodVerdict& verdict,
   bool queued = queue_.EnqueueRequest(
       "pod " + key,
       {.request =
-           [path = PodStatusPath(verdict.namespace_name, verdict.pod_name),
-            patch = std::move(patch)] {
-             return k8s::ApiClient::PatchRequest(path, patch, k8s::PatchType::kStrategicMerge);
+           [verdict, patch = std::move(patch)] {
+             return k8s::PodStatusPatchRequest(verdict.namespace_name, verdict.pod_name, patch);
            },
        .then =
            [this, key, verdict](const StatusOr<std::string>& patched) {
@@ -149,26 +140,29 @@ void StatusWriter::WriteUnschedulable(const PodVerdict& verdict,
 
 void StatusWriter::WriteNomination(const NominationDecision& nomination) {
   std::string key = nomination.namespace_name + "/" + nomination.pod_name;
-  queue_.EnqueueRequest(
-      "pod nomination " + key,
-      {.request =
-           [path = PodStatusPath(nomination.namespace_name, nomination.pod_name),
-            patch = NominationPatch(nomination.pod_uid, nomination.node_name)] {
-             return k8s::ApiClient::PatchRequest(path, patch, k8s::PatchType::kStrategicMerge);
-           },
-       .then =
-           [key](const StatusOr<std::string>& result) {
-             const Status& patched = result.status();
-             if (patched.ok() || patched.code() == StatusCode::kNotFound) return Status::Ok();
-             // Bound meanwhile: the API server refuses a nomination on a bound pod, and it is moot.
-             if (patched.code() == StatusCode::kInvalidArgument) {
-               ARBITER_VLOG(2) << "pod nomination skipped pod=" << key << " reason=" << patched;
-               return Status::Ok();
-             }
-             ARBITER_LOG(kWarning)
-                 << "pod nomination write failed pod=" << key << " error=" << patched;
-             return patched;
-           }});
+  queue_.EnqueueRequest("pod nomination " + key,
+                        {.request =
+                             [nomination] {
+                               return k8s::PodStatusPatchRequest(
+                                   nomination.namespace_name, nomination.pod_name,
+                                   NominationPatch(nomination.pod_uid, nomination.node_name));
+                             },
+                         .then =
+                             [key](const StatusOr<std::string>& result) {
+                               const Status& patched = result.status();
+                               if (patched.ok() || patched.code() == StatusCode::kNotFound)
+                                 return Status::Ok();
+                               // Bound meanwhile: the API server refuses a nomination on a bound
+                               // pod, and it is moot.
+                               if (patched.code() == StatusCode::kInvalidArgument) {
+                                 ARBITER_VLOG(2) << "pod nomination skipped pod=" << key
+                                                 << " reason=" << patched;
+                                 return Status::Ok();
+                               }
+                               ARBITER_LOG(kWarning) << "pod nomination write failed pod=" << key
+                                                     << " error=" << patched;
+                               return patched;
+                             }});
 }
 
 Status StatusWriter::FinishPodPatch(const std::string& key, const PodVerdict& verdict,

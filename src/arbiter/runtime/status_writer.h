@@ -3,13 +3,15 @@
 //   * PodGroup status (the status subresource of arbiter.dev/v1alpha1 PodGroups, or of another
 //     API's PodGroup in that API's shape: status_json.h), never over a concurrent change: an
 //     Arbiter PodGroup's status, wholly Arbiter's, in one write conditional on the
-//     resourceVersion the session saw (k8s::ReplaceStatusAt); another API's, or after a
+//     resourceVersion the session saw (k8s::ReplaceStatusRequest); another API's, or after a
 //     conflict, read again and merged (k8s::UpdateStatus);
 //   * PodScheduled=False/Unschedulable on pods that stay pending (a strategic-merge patch of
 //     pods/status), as kube-scheduler writes it, so `kubectl describe pod` says why.
 //
 // Writes of one request each (an Arbiter PodGroup's status, a pod's condition or nomination) go
-// in batches of up to `batch`, as streams of one HTTP/2 connection (WriteQueue).
+// in batches of up to `batch`, as streams of one HTTP/2 connection (WriteQueue); an Arbiter
+// PodGroup's status is held `group_hold` first. Another API's PodGroup (read, then written) and
+// a Queue's status go one at a time.
 //
 // Writes only what changed: a status equal to the one last written for the object within
 // `remember_for` is skipped (a session sees its own write only once the watch delivers it), and

@@ -46,7 +46,7 @@ bool WriteQueue::Add(const std::string& key, Entry write, Lane lane, bool hold) 
     ++counts_.dropped;
     return false;
   }
-  if (hold && batching_.hold > std::chrono::nanoseconds::zero()) {
+  if (hold && batching_.hold > std::chrono::nanoseconds::zero() && flushing_ == 0) {
     holding_.push_back({std::chrono::steady_clock::now() + batching_.hold, lane, key});
   } else {
     lanes_[static_cast<std::size_t>(lane)].push_back(key);
@@ -58,9 +58,12 @@ bool WriteQueue::Add(const std::string& key, Entry write, Lane lane, bool hold) 
 
 void WriteQueue::Flush() {
   std::unique_lock lock(mu_);
-  ReleaseLocked(true);
+  // No hold while a flush waits, for what is held now or comes meanwhile: a stream of held
+  // writes would otherwise keep it waiting.
+  ++flushing_;
   changed_.notify_all();
   changed_.wait(lock, [this] { return (Waiting() == 0 && running_ == 0) || finished_; });
+  --flushing_;
 }
 
 void WriteQueue::Stop() {
@@ -94,8 +97,10 @@ std::size_t WriteQueue::Waiting(Lane lane) const {
 }
 
 void WriteQueue::ReleaseLocked(bool all) {
-  const Time now = std::chrono::steady_clock::now();
-  while (!holding_.empty() && (all || holding_.front().until <= now)) {
+  // What comes due within a tenth of the hold goes with what is due, so that writes held a few
+  // milliseconds apart still make one batch rather than one wake-up each.
+  const Time due = std::chrono::steady_clock::now() + batching_.hold / 10;
+  while (!holding_.empty() && (all || holding_.front().until <= due)) {
     Held& held = holding_.front();
     lanes_[static_cast<std::size_t>(held.lane)].push_back(std::move(held.key));
     holding_.pop_front();
@@ -146,7 +151,7 @@ void WriteQueue::Loop() {
       running_ = 0;
       changed_.notify_all();
       while (true) {
-        ReleaseLocked(stopping_);
+        ReleaseLocked(stopping_ || flushing_ > 0);
         if (Waiting() > holding_.size()) break;  // a lane has a key
         if (stopping_) {                         // and everything queued has run
           finished_ = true;
@@ -156,7 +161,10 @@ void WriteQueue::Loop() {
         if (holding_.empty()) {
           changed_.wait(lock);
         } else {
-          changed_.wait_until(lock, holding_.front().until);
+          // A copy: wait_until reads its deadline again on waking, and a Flush meanwhile may
+          // have emptied holding_.
+          const Time until = holding_.front().until;
+          changed_.wait_until(lock, until);
         }
       }
       TakeLocked(taken);

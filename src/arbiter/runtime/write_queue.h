@@ -17,15 +17,15 @@
 // one worker thread.
 //
 // A write whose first step is one API request (a RequestWrite: a status PUT, a pod's condition
-// patch) is sent together with the request writes waiting behind it, up to `batch` at once, by
-// the queue's SendAll (ApiClient::Expect2xxAll: streams of one HTTP/2 connection), so that a
+// patch) is sent together with the request writes waiting behind it, up to Batching::size at once,
+// by the queue's SendAll (ApiClient::Expect2xxAll: streams of one HTTP/2 connection), so that a
 // thousand gangs' statuses cost a few dozen round trips, not a thousand one after the other.
 // Writes still start in the order of the lanes; a plain Write runs on its own, between batches.
 // A request write may be held (Batching::hold) before it joins its lane, so that the statuses an
 // object passes through meanwhile (a gang's running count going 1, 2, 3 as its pods start) are
 // written once, as the last of them: a fast writer would otherwise send each.
 //
-// Thread safety: Enqueue, Flush, Stop and the counters from any thread.
+// Thread safety: Enqueue, EnqueueRequest, Flush, Stop and the counters from any thread.
 #pragma once
 
 #include <array>
@@ -52,9 +52,10 @@ class WriteQueue {
  public:
   using Write = std::function<Status()>;
   // A write made of one request and what follows its answer. `request` is made on the queue's
-  // thread when the batch is sent (a write replaced before then costs nothing to build); `then`
-  // runs there with the request's result once every request of the batch has been answered, says
-  // how the write ended, and may call the API itself (a read and a second write after a conflict).
+  // thread when the batch is sent (a write replaced before then costs little: a status's JSON
+  // is written there, not when queued); `then` runs there with the request's result once every
+  // request of the batch has been answered, says how the write ended, and may call the API
+  // itself (a read and a second write after a conflict).
   struct RequestWrite {
     std::function<k8s::HttpRequest()> request;
     std::function<Status(StatusOr<std::string>)> then;
@@ -96,7 +97,8 @@ class WriteQueue {
   // Batching::hold if `hold` (not in the first lane).
   bool EnqueueRequest(const std::string& key, RequestWrite write, Lane lane = Lane::kNormal,
                       bool hold = false);
-  // Waits until every write queued before the call has run; the held ones are sent at once.
+  // Waits until the queue is empty (writes queued meanwhile included); nothing is held while
+  // it waits.
   void Flush();
   // Runs what is queued (held writes at once), then ends the thread; later Enqueue calls are
   // refused.
@@ -139,6 +141,7 @@ class WriteQueue {
   // Keys by lane (Lane's order), each in the order first queued.
   std::array<std::deque<std::string>, 3> lanes_;
   std::deque<Held> holding_;              // in the order of `until` (one hold for all)
+  int flushing_ = 0;                      // Flush calls waiting: nothing is held meanwhile
   std::map<std::string, Entry> waiting_;  // key -> the newest write for it
   std::size_t running_ = 0;               // writes taken by the thread and not yet counted
   bool stopping_ = false;

@@ -266,7 +266,7 @@ TEST(WriteQueueTest, ABatchHoldsAtMostItsSizeAndStopsAtAPlainWrite) {
   Log log;
   Gate gate;
   FakeSender sender;
-  WriteQueue queue("test", 10, {.send_all = sender.Sender(), .size = 2});
+  WriteQueue queue("test", 10, {.send_all = sender.Sender(), .size = 3});
   ASSERT_TRUE(queue.Enqueue("busy", [&] {
     gate.Enter();
     return Status::Ok();
@@ -280,9 +280,10 @@ TEST(WriteQueueTest, ABatchHoldsAtMostItsSizeAndStopsAtAPlainWrite) {
   ASSERT_TRUE(queue.EnqueueRequest("e", Request(log, "e"), WriteQueue::Lane::kSoon));
   gate.Open();
   queue.Flush();
-  // The soon lane first, the batch filled from the normal lane behind it; a plain write alone.
+  // The soon lane first, the batch filled from the normal lane behind it; a batch ends at a plain
+  // write, which runs alone.
   EXPECT_EQ(sender.batches(),
-            (std::vector<std::vector<std::string>>{{"e", "a"}, {"b", "c"}, {"d"}}));
+            (std::vector<std::vector<std::string>>{{"e", "a", "b"}, {"c"}, {"d"}}));
   EXPECT_EQ(log.entries(), (std::vector<std::string>{"e=e", "a=a", "b=b", "c=c", "plain", "d=d"}));
 }
 
@@ -338,6 +339,40 @@ TEST(WriteQueueTest, AHeldWriteGoesWhenItsTimeComes) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_EQ(log.entries(), (std::vector<std::string>{"g=g"}));  // with no Flush
+}
+
+TEST(WriteQueueTest, StopSendsWhatIsHeldAtOnce) {
+  Log log;
+  FakeSender sender;
+  WriteQueue queue("test", 10, {.send_all = sender.Sender(), .hold = std::chrono::hours(1)});
+  ASSERT_TRUE(queue.EnqueueRequest("g", Request(log, "g"), WriteQueue::Lane::kNormal, true));
+  queue.Stop();
+  EXPECT_EQ(log.entries(), (std::vector<std::string>{"g=g"}));
+}
+
+TEST(WriteQueueTest, HeldWritesCountTowardsTheRoomAndTheFirstLaneIsNeverHeld) {
+  Log log;
+  FakeSender sender;
+  WriteQueue queue("test", 2, {.send_all = sender.Sender(), .hold = std::chrono::hours(1)});
+  EXPECT_TRUE(queue.EnqueueRequest("a", Request(log, "a"), WriteQueue::Lane::kNormal, true));
+  EXPECT_TRUE(queue.EnqueueRequest("b", Request(log, "b"), WriteQueue::Lane::kSoon, true));
+  EXPECT_FALSE(queue.EnqueueRequest("c", Request(log, "c"), WriteQueue::Lane::kNormal, true));
+  EXPECT_EQ(queue.counts().dropped, 1U);
+  // Asked to hold, a write of the first lane goes at once: the held ones stay behind.
+  Gate gate;
+  ASSERT_TRUE(queue.EnqueueRequest("q", Request(log, "q"), WriteQueue::Lane::kFirst, true));
+  ASSERT_TRUE(queue.Enqueue(
+      "after",
+      [&] {
+        gate.Enter();
+        return Status::Ok();
+      },
+      WriteQueue::Lane::kFirst));
+  gate.WaitEntered();
+  EXPECT_EQ(log.entries(), (std::vector<std::string>{"q=q"}));
+  gate.Open();
+  queue.Flush();  // released, each to its own lane: the soon one first
+  EXPECT_EQ(log.entries(), (std::vector<std::string>{"q=q", "b=b", "a=a"}));
 }
 
 }  // namespace

@@ -110,8 +110,9 @@ int main(int argc, char** argv) {
                  "sessions (each copies the whole cluster); 0: a session 30ms after each arrival")
       ->capture_default_str();
   app.add_option("--podgroup-status-hold", flags.podgroup_status_hold,
-                 "how long a PodGroup's new status waits before it is written, so that the "
-                 "statuses it passes through meanwhile make one write; 0: written at once")
+                 "how long an arbiter.dev PodGroup's new status waits before it is written, so "
+                 "that the statuses it passes through meanwhile make one write; 0: written at "
+                 "once; below 10s")
       ->capture_default_str();
   app.add_option("--kube-api-qps", flags.kube_api_qps, "API requests per second (client-side)")
       ->capture_default_str();
@@ -173,8 +174,10 @@ int main(int argc, char** argv) {
   if (!podgroup_status_hold.ok()) {
     return Usage("--podgroup-status-hold: " + podgroup_status_hold.status().message());
   }
-  if (podgroup_status_hold->count() < 0) {
-    return Usage("--podgroup-status-hold: must not be negative");
+  // A written status is assumed by the cache, and not written again, for 30 s: a status held
+  // about as long would be drafted again before it is sent.
+  if (podgroup_status_hold->count() < 0 || *podgroup_status_hold >= std::chrono::seconds(10)) {
+    return Usage("--podgroup-status-hold: must be at least 0 and below 10s");
   }
   arbiter::StatusOr<std::chrono::nanoseconds> forecast_interval =
       arbiter::runtime::ParseDuration(flags.forecast_interval);
