@@ -45,7 +45,7 @@ struct Flags {
   std::string leader_elect_namespace = "kube-system";
   std::string period = "1s";
   std::string min_session_gap = "50ms";
-  std::string podgroup_status_hold = "1s";
+  std::string podgroup_status_hold = "0s";
   std::string forecast_interval = "30s";
   std::string forecast_horizon = "168h";
   double kube_api_qps = 50;
@@ -111,8 +111,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--podgroup-status-hold", flags.podgroup_status_hold,
                  "how long an arbiter.dev PodGroup's new status waits before it is written, so "
-                 "that the statuses it passes through meanwhile make one write; 0: written at "
-                 "once; below 10s")
+                 "that the statuses it passes through meanwhile make one write (fewer writes, "
+                 "but a queue change is refused only once the admission is written); 0: "
+                 "written at once; below 10s")
       ->capture_default_str();
   app.add_option("--kube-api-qps", flags.kube_api_qps, "API requests per second (client-side)")
       ->capture_default_str();
