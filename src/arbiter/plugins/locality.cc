@@ -181,7 +181,9 @@ const LocalityPlugin::JobData* LocalityPlugin::DataOf(JobIndex job) const {
 
 LocalityLevel LocalityPlugin::LevelOf(JobIndex job, NodeIndex node) const {
   const JobData* d = DataOf(job);
-  if (d == nullptr) return LocalityLevel::kAny;
+  // No node: a pod bound to a node the snapshot does not have (deleted, or out of scope) holds
+  // no place of its own, and no rack.
+  if (d == nullptr || node == kNoNode) return LocalityLevel::kAny;
   if (Contains(d->nodes, node)) return LocalityLevel::kNode;
   const std::int32_t r = rack_of_[node.pos()];
   if (r >= 0 && Contains(d->racks, r)) return LocalityLevel::kRack;
