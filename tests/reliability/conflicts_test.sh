@@ -50,8 +50,8 @@ for set in b c d; do
   kn delete pods -l "set=$set" --wait=false >/dev/null
   wait_until "set $set's pods are gone" 60 pod_count_is "set=$set" 0
 done
-# A PodGroup's status is written a second after it changes (--podgroup-status-hold), and the
-# proxy's draws are seeded: the other writer goes on until a status write has been answered 409.
+# Status writes are few and batched (more so with --podgroup-status-hold), and the proxy's draws
+# are seeded: the other writer goes on until a status write has been answered 409.
 conflicts() { echo $(($(fault_stat rules.conflict-put.injected) + $(fault_stat rules.conflict-patch.injected))); }
 some_conflicts() { (($(conflicts) >= 1)); }
 wait_until "status writes are answered 409 while the other writer runs" 60 some_conflicts
