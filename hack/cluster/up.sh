@@ -248,6 +248,11 @@ declare -A port=()
   done
 } 8>"$ports_dir/.lock"
 ((i == ${#port_names[@]})) || die "could not find enough free ports"
+# kubectl keeps what an API server serves under its host and port for hours, and ports come
+# back: a cluster that ran here before with Volcano's PodGroup CRD would make `kubectl get
+# podgroup` ask this one for scheduling.volcano.sh and fail with NotFound. A new cluster on
+# the port makes that record stale, so it goes.
+rm -rf "${KUBECACHEDIR:-$HOME/.kube/cache}/discovery/127.0.0.1_${port[apiserver]}"
 
 # ---------------------------------------------------------------------------------------------
 # Certificates and credentials (openssl; EC P-256 keys are generated instantly).
