@@ -6,7 +6,8 @@
 #  - a PodGroup naming a missing queue, a Closed queue, a queue whose namespaceSelector excludes
 #    its namespace, or minResources beyond the queue's capability; a BatchJob naming a missing
 #    queue, or whose tasks' minimum pods need more than the capability;
-#  - a change of queue of a group already admitted (the CRD's own rule);
+#  - a change of queue of a group already admitted (the CRD's own rule), right after its pod is
+#    bound, with the scheduler holding PodGroup statuses 2 s;
 #  - a Queue whose guarantee exceeds its capability, whose children's guarantees exceed their
 #    parent's, whose parent does not exist or makes a cycle;
 #  - the deletion of a Queue that is Open, or Closed with jobs; allowed once drained;
@@ -20,7 +21,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 e2e_setup admission --nodes 1 --node-cpu 8
-e2e_start_scheduler
+# With PodGroup statuses held, an admission must still be written at once: the CRD's rule on
+# spec.queue reads status.phase.
+e2e_start_scheduler --podgroup-status-hold 2s
 e2e_start_controller --webhook-bind-address 127.0.0.1 --webhook-port 0
 
 wait_until "the webhook is configured and answers (a bad queue is refused)" 30 webhook_ready

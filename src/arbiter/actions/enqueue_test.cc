@@ -134,6 +134,39 @@ TEST(Enqueue, PendingGroupIsAdmittedOnceRoomAppears) {
   EXPECT_EQ(PhaseOf(cluster, "g"), PodGroupPhase::kInqueue);
 }
 
+// The status writer holds a group's status a moment, but not the one that admits it: the CRD's
+// rule that spec.queue cannot change once admitted reads status.phase.
+const PodGroupUpdate* UpdateOf(const SessionResult& r, const std::string& group) {
+  for (const PodGroupUpdate& u : r.group_updates) {
+    if (u.name == group) return &u;
+  }
+  return nullptr;
+}
+
+TEST(Enqueue, OnlyTheStatusThatAdmitsTheGroupSaysItAdmits) {
+  FakeCluster cluster;  // the default actions: admitted and placed in one session
+  cluster.Add(MakeNode("n0").Cpu("2").Build());
+  cluster.Add(MakePodGroup("g").MinMember(2).MinResource("cpu", "4").Build());
+  for (int i = 0; i < 2; ++i) {
+    cluster.Add(MakePod("g-" + std::to_string(i)).Group("g").Request("cpu", "1").Build());
+  }
+  SessionResult pending = cluster.RunSession();
+  ASSERT_NE(UpdateOf(pending, "g"), nullptr);
+  EXPECT_EQ(UpdateOf(pending, "g")->status.phase, PodGroupPhase::kPending);
+  EXPECT_FALSE(UpdateOf(pending, "g")->admits);
+  cluster.Add(MakeNode("n1").Cpu("2").Build());
+  SessionResult admitted = cluster.RunSession();
+  ASSERT_NE(UpdateOf(admitted, "g"), nullptr);
+  EXPECT_NE(UpdateOf(admitted, "g")->status.phase, PodGroupPhase::kPending);
+  EXPECT_TRUE(UpdateOf(admitted, "g")->admits);
+  // One more pod placed: a new status, past admission.
+  cluster.Add(MakePod("g-2").Group("g").Request("cpu", "1").Build());
+  SessionResult later = cluster.RunSession();
+  ASSERT_EQ(later.binds.size(), 1U);
+  ASSERT_NE(UpdateOf(later, "g"), nullptr);
+  EXPECT_FALSE(UpdateOf(later, "g")->admits);
+}
+
 // Once admitted, the group's Unschedulable condition must stop saying that its minResources do
 // not fit. Here the group has no pods yet (created ahead of them), so allocate records no newer
 // reason that would replace enqueue's.

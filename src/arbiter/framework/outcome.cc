@@ -574,12 +574,15 @@ SessionResult BuildResult(const Session& session) {
     if (!status.has_value() || *status == info.group->status) {
       if (alone) quiet->next.insert(info.revision);
     } else {
-      result.group_updates.push_back({.namespace_name = info.namespace_name,
-                                      .name = info.name,
-                                      .status = std::move(*status),
-                                      .dialect = info.group->dialect,
-                                      .min_member = info.min_member,
-                                      .resource_version = info.group->meta.resource_version});
+      result.group_updates.push_back(
+          {.namespace_name = info.namespace_name,
+           .name = info.name,
+           .status = std::move(*status),
+           .dialect = info.group->dialect,
+           .min_member = info.min_member,
+           .resource_version = info.group->meta.resource_version,
+           .admits = info.group->status.phase == PodGroupPhase::kPending &&
+                     status->phase != PodGroupPhase::kPending});
     }
   }
   for (std::size_t q = 0; q < queue_count; ++q) {

@@ -95,6 +95,9 @@ struct PodGroupUpdate {
   // The group's metadata.resourceVersion as the snapshot saw it: a write conditional on it needs
   // no read first (empty: unknown, read first).
   std::string resource_version;
+  // The status takes the group past Pending (it admits it): from then on its spec.queue may not
+  // change (the CRD's rule reads status.phase), so the write may not wait.
+  bool admits = false;
 };
 
 // A Queue's status as this session leaves it (deserved from the proportion plugin; allocated: the

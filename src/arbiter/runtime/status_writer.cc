@@ -58,7 +58,7 @@ void StatusWriter::WritePodGroupStatus(const PodGroupUpdate& update) {
                    .fetch_add(1, std::memory_order_relaxed);
                return FinishGroup(key, *shared, replaced.status());
              }},
-        WriteQueue::Lane::kNormal, /*hold=*/true);
+        WriteQueue::Lane::kNormal, /*hold=*/!update.admits);
   } else {
     queued = queue_.Enqueue("podgroup " + key, [this, key, update] {
       return FinishGroup(key, update, AbortedError("not written yet"));

@@ -10,8 +10,8 @@
 //
 // Writes of one request each (an Arbiter PodGroup's status, a pod's condition or nomination) go
 // in batches of up to `batch`, as streams of one HTTP/2 connection (WriteQueue); an Arbiter
-// PodGroup's status is held `group_hold` first. Another API's PodGroup (read, then written) and
-// a Queue's status go one at a time.
+// PodGroup's status is held `group_hold` first, unless it admits the group. Another API's PodGroup
+// (read, then written) and a Queue's status go one at a time.
 //
 // Writes only what changed: a status equal to the one last written for the object within
 // `remember_for` is skipped (a session sees its own write only once the watch delivers it), and
@@ -53,10 +53,11 @@ struct StatusWriterOptions {
   // An Arbiter PodGroup's status waits this long before it is sent, so that the statuses it
   // passes through meanwhile make one write: a gang's pods bound, then Running one by one (1, 2,
   // 3 as kwok or the kubelets report them, about a second later), as Kubernetes' Job controller
-  // batches a job's pod changes into one status update a second. Off by default: the CRD's rule
-  // that spec.queue cannot change once a group is admitted reads status.phase, and a held
-  // admission leaves that second open (tests/e2e/admission_test.sh); a hold that spares phase
-  // changes is to come.
+  // batches a job's pod changes into one status update a second. A status that admits the group
+  // (PodGroupUpdate::admits) is not held, and takes a held one along: the CRD's rule that
+  // spec.queue cannot change once a group is admitted reads status.phase
+  // (tests/e2e/admission_test.sh). Off by default (--podgroup-status-hold): with admissions
+  // written at once, a gang's statuses made as many writes held as not (docs/benchmarks.md).
   std::chrono::nanoseconds group_hold{0};
 };
 

@@ -37,8 +37,17 @@ bool WriteQueue::Add(const std::string& key, Entry write, Lane lane, bool hold) 
   }
   auto it = waiting_.find(key);
   if (it != waiting_.end()) {
-    it->second = std::move(write);
+    it->second.write = std::move(write);
     ++counts_.replaced;
+    // A write that may not wait takes the held one it replaces along, to its lane at once.
+    if (!hold && it->second.held) {
+      auto held = std::find_if(holding_.begin(), holding_.end(),
+                               [&key](const Held& h) { return h.key == key; });
+      lanes_[static_cast<std::size_t>(held->lane)].push_back(std::move(held->key));
+      holding_.erase(held);
+      it->second.held = false;
+      changed_.notify_all();
+    }
     return true;
   }
   if (lane != Lane::kFirst &&
@@ -46,12 +55,13 @@ bool WriteQueue::Add(const std::string& key, Entry write, Lane lane, bool hold) 
     ++counts_.dropped;
     return false;
   }
-  if (hold && batching_.hold > std::chrono::nanoseconds::zero() && flushing_ == 0) {
+  const bool held = hold && batching_.hold > std::chrono::nanoseconds::zero() && flushing_ == 0;
+  if (held) {
     holding_.push_back({std::chrono::steady_clock::now() + batching_.hold, lane, key});
   } else {
     lanes_[static_cast<std::size_t>(lane)].push_back(key);
   }
-  waiting_.emplace(key, std::move(write));
+  waiting_.emplace(key, Queued{std::move(write), held});
   changed_.notify_all();
   return true;
 }
@@ -102,6 +112,7 @@ void WriteQueue::ReleaseLocked(bool all) {
   const Time due = std::chrono::steady_clock::now() + batching_.hold / 10;
   while (!holding_.empty() && (all || holding_.front().until <= due)) {
     Held& held = holding_.front();
+    waiting_.find(held.key)->second.held = false;
     lanes_[static_cast<std::size_t>(held.lane)].push_back(std::move(held.key));
     holding_.pop_front();
   }
@@ -111,10 +122,10 @@ void WriteQueue::TakeLocked(std::vector<Taken>& taken) {
   for (std::deque<std::string>& lane : lanes_) {
     while (!lane.empty()) {
       auto it = waiting_.find(lane.front());
-      const bool request = std::holds_alternative<RequestWrite>(it->second);
+      const bool request = std::holds_alternative<RequestWrite>(it->second.write);
       // A plain write runs alone; request writes go together until one that is not.
       if (!taken.empty() && (!request || taken.size() >= batching_.size)) return;
-      taken.push_back({std::move(lane.front()), std::move(it->second)});
+      taken.push_back({std::move(lane.front()), std::move(it->second.write)});
       waiting_.erase(it);
       lane.pop_front();
       if (!request) return;

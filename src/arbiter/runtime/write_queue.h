@@ -94,7 +94,8 @@ class WriteQueue {
   // was first queued in until it runs.
   bool Enqueue(const std::string& key, Write write, Lane lane = Lane::kNormal);
   // As Enqueue, for a write to be sent in a batch (the queue must have a SendAll), after
-  // Batching::hold if `hold` (not in the first lane).
+  // Batching::hold if `hold` (not in the first lane). A write not to be held that replaces a held
+  // one goes to its lane at once.
   bool EnqueueRequest(const std::string& key, RequestWrite write, Lane lane = Lane::kNormal,
                       bool hold = false);
   // Waits until the queue is empty (writes queued meanwhile included); nothing is held while
@@ -120,6 +121,10 @@ class WriteQueue {
     Lane lane;
     std::string key;
   };
+  struct Queued {
+    Entry write;
+    bool held = false;  // its key is in holding_, not in a lane
+  };
   bool Add(const std::string& key, Entry write, Lane lane, bool hold);
   // Moves held keys whose time has come (all of them if `all`) to their lanes; with mu_ held.
   void ReleaseLocked(bool all);
@@ -140,10 +145,10 @@ class WriteQueue {
   std::condition_variable changed_;
   // Keys by lane (Lane's order), each in the order first queued.
   std::array<std::deque<std::string>, 3> lanes_;
-  std::deque<Held> holding_;              // in the order of `until` (one hold for all)
-  int flushing_ = 0;                      // Flush calls waiting: nothing is held meanwhile
-  std::map<std::string, Entry> waiting_;  // key -> the newest write for it
-  std::size_t running_ = 0;               // writes taken by the thread and not yet counted
+  std::deque<Held> holding_;               // in the order of `until` (one hold for all)
+  int flushing_ = 0;                       // Flush calls waiting: nothing is held meanwhile
+  std::map<std::string, Queued> waiting_;  // key -> the newest write for it
+  std::size_t running_ = 0;                // writes taken by the thread and not yet counted
   bool stopping_ = false;
   bool finished_ = false;  // the thread has ended
   Counts counts_;

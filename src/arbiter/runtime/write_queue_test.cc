@@ -329,6 +329,32 @@ TEST(WriteQueueTest, AHeldWriteWaitsWhileOthersGoAndIsSentOnceAsTheNewest) {
   EXPECT_EQ(queue.counts().replaced, 1U);
 }
 
+// A group's admission may not wait (the CRD's rule on spec.queue reads status.phase): written
+// unheld, it takes the held write of its key along at once, and other held writes stay held.
+TEST(WriteQueueTest, AWriteNotToBeHeldReleasesTheHeldOneItReplaces) {
+  Log log;
+  FakeSender sender;
+  WriteQueue queue("test", 10, {.send_all = sender.Sender(), .hold = std::chrono::hours(1)});
+  ASSERT_TRUE(queue.EnqueueRequest("g", Request(log, "g1"), WriteQueue::Lane::kNormal, true));
+  ASSERT_TRUE(queue.EnqueueRequest("h", Request(log, "h1"), WriteQueue::Lane::kNormal, true));
+  ASSERT_TRUE(queue.EnqueueRequest("g", Request(log, "g2"), WriteQueue::Lane::kNormal, false));
+  Gate gate;
+  ASSERT_TRUE(queue.Enqueue("after", [&] {
+    gate.Enter();
+    return Status::Ok();
+  }));
+  gate.WaitEntered();
+  EXPECT_EQ(log.entries(), (std::vector<std::string>{"g2=g2"}));
+  EXPECT_EQ(queue.pending(), 2U);  // "after", running, and h, held
+  // Released and sent, the key is held again when asked.
+  ASSERT_TRUE(queue.EnqueueRequest("g", Request(log, "g3"), WriteQueue::Lane::kNormal, true));
+  EXPECT_EQ(queue.pending(), 3U);
+  gate.Open();
+  queue.Flush();
+  EXPECT_EQ(sender.batches(), (std::vector<std::vector<std::string>>{{"g2"}, {"h1", "g3"}}));
+  EXPECT_EQ(queue.counts().replaced, 1U);
+}
+
 TEST(WriteQueueTest, AHeldWriteGoesWhenItsTimeComes) {
   Log log;
   FakeSender sender;

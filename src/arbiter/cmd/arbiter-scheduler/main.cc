@@ -111,9 +111,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--podgroup-status-hold", flags.podgroup_status_hold,
                  "how long an arbiter.dev PodGroup's new status waits before it is written, so "
-                 "that the statuses it passes through meanwhile make one write (fewer writes, "
-                 "but a queue change is refused only once the admission is written); 0: "
-                 "written at once; below 10s")
+                 "that the statuses it passes through meanwhile make one write (an admission "
+                 "is written at once); 0: every status written at once; below 10s")
       ->capture_default_str();
   app.add_option("--kube-api-qps", flags.kube_api_qps, "API requests per second (client-side)")
       ->capture_default_str();
