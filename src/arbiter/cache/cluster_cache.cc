@@ -479,7 +479,8 @@ void ClusterCache::AssumeGroupStatus(const std::string& namespace_name, const st
     entry.assumed = std::move(assumed);
     entry.assumed_until = until;
     // Another API's status never shows all of it: kept until the next write (no expiry).
-    if (entry.group->dialect == PodGroupDialect::kArbiter) assumed_groups_.insert(it->first);
+    if (entry.group->dialect == PodGroupDialect::kArbiter)
+      group_expiries_.emplace(until, it->first);
   }
   MarkGroupJobLocked(namespace_name, name);
   ++generation_;
@@ -487,18 +488,15 @@ void ClusterCache::AssumeGroupStatus(const std::string& namespace_name, const st
 
 int ClusterCache::ExpireAssumed(Clock::MonotonicTime now) {
   std::lock_guard lock(mu_);
-  for (auto key = assumed_groups_.begin(); key != assumed_groups_.end();) {
-    auto it = groups_.find(*key);
-    if (it == groups_.end() || it->second.assumed == nullptr) {
-      key = assumed_groups_.erase(key);
-    } else if (it->second.assumed_until <= now) {
-      it->second.assumed.reset();
-      MarkGroupJobLocked(it->second.group->meta.namespace_name, it->second.group->meta.name);
-      ++generation_;
-      key = assumed_groups_.erase(key);
-    } else {
-      ++key;
+  while (!group_expiries_.empty() && group_expiries_.begin()->first <= now) {
+    auto due = group_expiries_.extract(group_expiries_.begin());
+    auto it = groups_.find(due.mapped());
+    if (it == groups_.end() || it->second.assumed == nullptr || it->second.assumed_until > now) {
+      continue;
     }
+    it->second.assumed.reset();
+    MarkGroupJobLocked(it->second.group->meta.namespace_name, it->second.group->meta.name);
+    ++generation_;
   }
   for (auto uid = preempting_.begin(); uid != preempting_.end();) {
     auto it = pods_.find(*uid);

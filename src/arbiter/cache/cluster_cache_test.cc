@@ -751,6 +751,35 @@ TEST_F(ClusterCacheTest, ArbitersGroupDropsTheAssumedStatusOnceTheWatchShowsIt) 
   EXPECT_EQ(Snap()->jobs[0].phase, PodGroupPhase::kPending);
 }
 
+// The watch never shows the write (lost, or another writer's won): the assumed status goes at
+// its expiry, and an assumption made again since lasts until its own.
+TEST_F(ClusterCacheTest, ArbitersGroupAssumedStatusExpiresAtTheLatestAssumptionsTime) {
+  cache_.UpsertPodGroup(MakePodGroup("g").MinMember(2).Build());
+  cache_.UpsertPodGroup(MakePodGroup("h").MinMember(2).Build());
+  PodGroupStatus admitted;
+  admitted.phase = PodGroupPhase::kInqueue;
+  PodGroupStatus running;
+  running.phase = PodGroupPhase::kRunning;
+  cache_.AssumeGroupStatus("default", "g", admitted, kT0 + std::chrono::seconds(10));
+  cache_.AssumeGroupStatus("default", "h", admitted, kT0 + std::chrono::seconds(10));
+  cache_.AssumeGroupStatus("default", "g", running, kT0 + std::chrono::seconds(20));
+  const auto phase_of = [&](const std::string& name) {
+    auto snap = Snap();
+    auto job = std::find_if(snap->jobs.begin(), snap->jobs.end(),
+                            [&](const JobInfo& j) { return j.name == name; });
+    EXPECT_NE(job, snap->jobs.end()) << name;
+    return job == snap->jobs.end() ? PodGroupPhase::kFailed : job->phase;
+  };
+  cache_.ExpireAssumed(kT0 + std::chrono::seconds(9));
+  EXPECT_EQ(phase_of("g"), PodGroupPhase::kRunning);
+  EXPECT_EQ(phase_of("h"), PodGroupPhase::kInqueue);
+  cache_.ExpireAssumed(kT0 + std::chrono::seconds(10));
+  EXPECT_EQ(phase_of("g"), PodGroupPhase::kRunning);
+  EXPECT_EQ(phase_of("h"), PodGroupPhase::kPending);
+  cache_.ExpireAssumed(kT0 + std::chrono::seconds(20));
+  EXPECT_EQ(phase_of("g"), PodGroupPhase::kPending);
+}
+
 // --- Priorities ---
 
 TEST_F(ClusterCacheTest, JobPriorityComesFromTheGroupsPriorityClass) {
