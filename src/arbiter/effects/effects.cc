@@ -1,8 +1,8 @@
 #include "arbiter/effects/effects.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 
 namespace arbiter {
@@ -61,18 +61,19 @@ void Applier::Apply(const SessionResult& result, const Snapshot& snapshot, Effec
     }
   }
   for (const PreemptionBatch& b : batches) effects.Preempt(b);
-  if (!result.unschedulable.empty()) {
-    // The pods as the snapshot saw them: one pass over the tasks, looked up by uid.
-    std::unordered_map<std::string_view, const Pod*> observed;
-    observed.reserve(result.unschedulable.size());
-    for (const PodVerdict& v : result.unschedulable) observed.emplace(v.pod_uid, nullptr);
-    for (const TaskInfo& task : snapshot.tasks) {
-      auto it = observed.find(task.uid());
-      if (it != observed.end()) it->second = task.pod.get();
+  // Each pod as the snapshot saw it, at the task the verdict names: a dozen verdicts a session
+  // need not visit thousands of tasks.
+  for (const PodVerdict& v : result.unschedulable) {
+    const Pod* observed = nullptr;
+    if (v.task >= 0 && static_cast<std::size_t>(v.task) < snapshot.tasks.size() &&
+        snapshot.tasks[static_cast<std::size_t>(v.task)].uid() == v.pod_uid) {
+      observed = snapshot.tasks[static_cast<std::size_t>(v.task)].pod.get();
+    } else {
+      auto task = std::find_if(snapshot.tasks.begin(), snapshot.tasks.end(),
+                               [&v](const TaskInfo& t) { return t.uid() == v.pod_uid; });
+      if (task != snapshot.tasks.end()) observed = task->pod.get();
     }
-    for (const PodVerdict& v : result.unschedulable) {
-      effects.ReportUnschedulable(v, observed[v.pod_uid]);
-    }
+    effects.ReportUnschedulable(v, observed);
   }
   for (const PodGroupUpdate* update : direct_updates) effects.WriteGroupStatus(*update);
   for (const QueueUpdate& update : result.queue_updates) effects.WriteQueueStatus(update);

@@ -510,8 +510,9 @@ SessionResult BuildResult(const Session& session) {
     } else {
       continue;
     }
-    result.unschedulable.push_back(
-        {info.namespace_name(), info.name(), info.uid(), "FailedScheduling", std::move(message)});
+    result.unschedulable.push_back({info.namespace_name(), info.name(), info.uid(),
+                                    "FailedScheduling", std::move(message),
+                                    static_cast<std::int32_t>(i)});
   }
   const std::map<JobIndex, QueuePlace> places = QueuePlaces(session);
   const std::size_t queue_count = snapshot.queues.size();

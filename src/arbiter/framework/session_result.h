@@ -79,6 +79,9 @@ struct PodVerdict {
   std::string pod_uid;
   std::string reason = "FailedScheduling";
   std::string message;
+  // The pod's task in the session's snapshot (TaskIndex::pos()), where its observed conditions
+  // are; -1: unknown, looked up by uid.
+  std::int32_t task = -1;
 };
 
 // The PodGroup status this session computed, emitted only when it differs from the status the
