@@ -121,11 +121,12 @@ std::string_view GateOf(const Session& session, JobIndex j, const JobVerdict& ve
 // Where each waiting job stands in its queue, in the order the scheduler tries them (1: next),
 // exact up to kMaxPosition; and, for those, the first jobs ahead of it.
 struct QueuePlace {
-  std::int32_t position = 0;
+  std::int32_t position = 0;  // 0: not waiting in a queue
   std::vector<std::string> ahead;
 };
 
-std::map<JobIndex, QueuePlace> QueuePlaces(const Session& session) {
+// By job (a map's node per waiting job cost more than the sort).
+std::vector<QueuePlace> QueuePlaces(const Session& session) {
   std::map<QueueIndex, std::vector<JobIndex>> waiting;
   for (JobIndex j : JobIndex::Range(session.job_count())) {
     const JobInfo& info = session.job(j);
@@ -135,14 +136,14 @@ std::map<JobIndex, QueuePlace> QueuePlaces(const Session& session) {
     }
     waiting[info.queue_index].push_back(j);
   }
-  std::map<JobIndex, QueuePlace> out;
+  std::vector<QueuePlace> out(static_cast<std::size_t>(session.job_count()));
   const auto exact = static_cast<std::size_t>(PendingExplanation::kMaxPosition);
   for (auto& [q, jobs] : waiting) {
     const std::size_t head = std::min(exact, jobs.size());
     std::partial_sort(jobs.begin(), jobs.begin() + static_cast<std::ptrdiff_t>(head), jobs.end(),
                       [&](JobIndex a, JobIndex b) { return session.JobBefore(a, b); });
     for (std::size_t i = 0; i < jobs.size(); ++i) {
-      QueuePlace& place = out[jobs[i]];
+      QueuePlace& place = out[jobs[i].pos()];
       if (i >= head) {
         place.position = PendingExplanation::kMaxPosition + 1;
         continue;
@@ -514,7 +515,7 @@ SessionResult BuildResult(const Session& session) {
                                     "FailedScheduling", std::move(message),
                                     static_cast<std::int32_t>(i)});
   }
-  const std::map<JobIndex, QueuePlace> places = QueuePlaces(session);
+  const std::vector<QueuePlace> places = QueuePlaces(session);
   const std::size_t queue_count = snapshot.queues.size();
   std::vector<QueueStatus> queues(queue_count);
   std::vector<ResourceVector> allocated(queue_count);
@@ -564,9 +565,8 @@ SessionResult BuildResult(const Session& session) {
     std::optional<PendingExplanation> explanation;
     if (const Session::RecordedJobVerdict* v = session.job_verdict(j);
         v != nullptr && !session.JobReady(j)) {
-      auto place = places.find(j);
-      explanation =
-          Explain(session, j, v->verdict, place == places.end() ? nullptr : &place->second);
+      const QueuePlace& place = places[i];
+      explanation = Explain(session, j, v->verdict, place.position == 0 ? nullptr : &place);
     }
     draft.Set(&PodGroupStatus::explanation, std::move(explanation));
     draft.Set(&PodGroupStatus::reservation, ReservationStatus(session, j));

@@ -62,6 +62,7 @@ Session::Session(const Snapshot& snapshot, const PluginSet& plugins, Clock::Wall
   node_version_.assign(snapshot.nodes.size(), 0);
   job_phase_.reserve(snapshot.jobs.size());
   for (const JobInfo& j : snapshot.jobs) job_phase_.push_back(j.phase);
+  job_verdicts_.resize(snapshot.jobs.size());
   queue_allocated_.assign(snapshot.queues.size(), ResourceVector());
   releasing_.assign(snapshot.nodes.size(), ResourceVector());
   for (const TaskInfo& t : snapshot.tasks) {
@@ -321,11 +322,9 @@ void Session::RecordTaskUnschedulable(TaskIndex t, TaskReason reason, std::strin
 
 void Session::RecordJobUnschedulable(JobIndex j, JobReason reason, std::string message,
                                      bool tell_pods, bool replace) {
-  RecordedJobVerdict verdict{JobVerdict{reason, std::move(message)}, tell_pods};
-  if (replace) {
-    job_verdicts_.insert_or_assign(j, std::move(verdict));
-  } else {
-    job_verdicts_.try_emplace(j, std::move(verdict));
+  std::optional<RecordedJobVerdict>& recorded = job_verdicts_[j.pos()];
+  if (replace || !recorded.has_value()) {
+    recorded = RecordedJobVerdict{JobVerdict{reason, std::move(message)}, tell_pods};
   }
 }
 
@@ -394,8 +393,8 @@ const TaskVerdict* Session::task_verdict(TaskIndex t) const {
 }
 
 const Session::RecordedJobVerdict* Session::job_verdict(JobIndex j) const {
-  auto it = job_verdicts_.find(j);
-  return it == job_verdicts_.end() ? nullptr : &it->second;
+  const std::optional<RecordedJobVerdict>& recorded = job_verdicts_[j.pos()];
+  return recorded.has_value() ? &*recorded : nullptr;
 }
 
 void Session::Place(TaskIndex t, NodeIndex n, TaskState as) {
