@@ -2,6 +2,7 @@
 // the session's snapshot saw it (its conditions decide whether the pod is patched again).
 #include "arbiter/effects/effects.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -41,11 +42,17 @@ TEST(ApplierTest, AVerdictIsGivenThePodAtItsTaskOrLookedUpByUid) {
     task.pod = std::make_shared<const Pod>(MakePod(name).Uid(std::string("uid-") + name).Build());
   }
   SessionResult result;
-  result.unschedulable.push_back({.pod_name = "b", .pod_uid = "uid-b", .task = 1});
-  result.unschedulable.push_back({.pod_name = "c", .pod_uid = "uid-c"});  // no task: by uid
+  const auto verdict = [](const std::string& uid, std::int32_t task) {
+    PodVerdict v;
+    v.pod_uid = uid;
+    v.task = task;
+    return v;
+  };
+  result.unschedulable.push_back(verdict("uid-b", 1));
+  result.unschedulable.push_back(verdict("uid-c", -1));  // no task: by uid
   // A task that holds another pod (a result not of this snapshot): by uid.
-  result.unschedulable.push_back({.pod_name = "a", .pod_uid = "uid-a", .task = 2});
-  result.unschedulable.push_back({.pod_name = "gone", .pod_uid = "uid-gone", .task = 7});
+  result.unschedulable.push_back(verdict("uid-a", 2));
+  result.unschedulable.push_back(verdict("uid-gone", 7));
   ClusterCache cache(CacheOptions{});
   Applier applier(cache);
   RecordingEffects effects;
