@@ -174,6 +174,9 @@ std::optional<JobVerdict> ProportionPlugin::JobInvalid(const Session& session, J
     return JobVerdict{JobReason::kQueueClosed,
                       "queue " + job.queue + " is Closed: it accepts no new work"};
   }
+  // Every job is checked each session: the namespace's labels are looked up only for a queue
+  // that selects namespaces.
+  if (!queue.spec.namespace_selector.has_value()) return std::nullopt;
   static const Labels kNoLabels;
   auto ns = snapshot.namespace_labels.find(job.namespace_name);
   if (!queue.spec.AdmitsNamespace(ns == snapshot.namespace_labels.end() ? kNoLabels : ns->second)) {
