@@ -1,7 +1,10 @@
 #include "arbiter/plugins/gang.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "arbiter/framework/session.h"
 
@@ -43,8 +46,8 @@ std::optional<JobVerdict> GangPlugin::JobInvalid(const Session& session, JobInde
   std::int32_t existing = 0;
   for (TaskIndex t : job.tasks) existing += MayCount(session.task_state(t)) ? 1 : 0;
   if (existing < job.min_member) {
-    std::string why = "only " + std::to_string(existing) + " of minMember " +
-                      std::to_string(job.min_member) + " pods exist";
+    // Formatted at once: every group still gathering its pods is told this each session.
+    std::string why = fmt::format("only {} of minMember {} pods exist", existing, job.min_member);
     if (const OwnerReference* owner = StatefulSetOwner(session, job)) {
       why += "; StatefulSet " + job.namespace_name + "/" + owner->name +
              " may be creating its pods one at a time (podManagementPolicy OrderedReady, the "
