@@ -33,9 +33,14 @@ void Forecaster::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Forecaster::Offer(std::shared_ptr<const Snapshot> snapshot) {
-  std::lock_guard lock(mu_);
-  offered_ = std::move(snapshot);
+void Forecaster::Offer(const std::shared_ptr<const Snapshot>& snapshot) {
+  {
+    std::lock_guard lock(mu_);
+    if (!wanted_) return;
+    wanted_ = false;
+    offered_ = snapshot;
+  }
+  wake_.notify_all();
 }
 
 std::shared_ptr<const StartEstimates> Forecaster::Latest() const {
@@ -115,7 +120,6 @@ void Forecaster::RunForecast(const Snapshot& snapshot) {
 }
 
 void Forecaster::Loop() {
-  std::shared_ptr<const Snapshot> observed;
   Clock::MonotonicTime last_forecast{};
   bool forecast_once = false;
   while (true) {
@@ -124,13 +128,12 @@ void Forecaster::Loop() {
       std::unique_lock lock(mu_);
       wake_.wait_for(lock, options_.observe_every, [&] { return stop_; });
       if (stop_) return;
-      snapshot = offered_;
+      wanted_ = true;
+      wake_.wait(lock, [&] { return stop_ || offered_ != nullptr; });
+      if (stop_) return;
+      snapshot = std::exchange(offered_, nullptr);
     }
-    if (snapshot == nullptr) continue;
-    if (snapshot != observed) {
-      history_.Observe(*snapshot);
-      observed = snapshot;
-    }
+    history_.Observe(*snapshot);
     const Clock::MonotonicTime now = clock_.MonotonicNow();
     if (forecast_once && now - last_forecast < options_.interval) continue;
     forecast_once = true;

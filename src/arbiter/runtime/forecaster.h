@@ -1,7 +1,9 @@
 // Forecaster: arbiter-scheduler's start-time estimates (status.explanation.estimate of waiting
 // PodGroups, `arbiterctl explain`). Off the session loop, on a thread of its own:
-//   * every `observe_every` it reads the snapshot the last session ran on (Offer) into a
-//     sim::RunTimeHistory, which learns each queue's run times from the jobs seen to finish;
+//   * every `observe_every` it asks for the snapshot the next session runs on (Offer) and reads
+//     it into a sim::RunTimeHistory, which learns each queue's run times from the jobs seen to
+//     finish. It asks rather than being handed every session's: a snapshot held past the next
+//     session's would make the cache copy every job that did not change instead of moving it;
 //   * every `interval`, when some job waits, it runs sim::Forecast on that snapshot (the same
 //     scheduling code, run forward on a simulated cluster) and publishes the estimates, which the
 //     next sessions put into the explanations they write (Scheduler::SetStartEstimates).
@@ -48,8 +50,8 @@ class Forecaster {
   void Start();
   void Stop();
 
-  // The snapshot a session just ran on. Cheap: it keeps the pointer for the thread.
-  void Offer(std::shared_ptr<const Snapshot> snapshot);
+  // The snapshot a session just ran on: kept for the thread only when it asked for one.
+  void Offer(const std::shared_ptr<const Snapshot>& snapshot);
   // The latest published estimates; null before the first forecast.
   std::shared_ptr<const StartEstimates> Latest() const;
 
@@ -74,6 +76,7 @@ class Forecaster {
   sim::RunTimeHistory history_;  // the thread's alone
   mutable std::mutex mu_;
   std::condition_variable wake_;
+  bool wanted_ = false;  // the thread waits for the next Offer
   std::shared_ptr<const Snapshot> offered_;
   std::shared_ptr<const StartEstimates> latest_;
   Counts counts_;

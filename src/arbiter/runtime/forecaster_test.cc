@@ -1,8 +1,13 @@
 #include "arbiter/runtime/forecaster.h"
 
 #include <chrono>
+#include <memory>
+#include <thread>
 
 #include <gtest/gtest.h>
+
+#include "arbiter/cache/cluster_cache.h"
+#include "arbiter/testing/builders.h"
 
 namespace arbiter::runtime {
 namespace {
@@ -60,6 +65,38 @@ TEST(ForecasterPublishTest, AnotherConfidenceOrAJobNoLongerWaitingChangesIt) {
   const StartEstimates second = Forecaster::Publish(next, first);
   EXPECT_EQ(second.at("ns/a").confidence, "Low");
   EXPECT_FALSE(second.contains("ns/b"));
+}
+
+// The runtime offers every session's snapshot; the forecaster keeps one only when its thread has
+// asked, so between observations no snapshot outlives its session (the cache moves the jobs that
+// did not change out of a snapshot nobody else holds, and copies them out of one held).
+TEST(ForecasterOfferTest, ASnapshotIsKeptOnlyWhenTheThreadAskedForIt) {
+  ClusterCache cache(CacheOptions{});
+  cache.UpsertQueue(testing::MakeQueue("default"));
+  cache.UpsertNode(testing::MakeNode("n1").Cpu("4").Memory("16Gi").Pods("110").Build());
+  cache.UpsertPodGroup(testing::MakePodGroup("waits").MinMember(1).Build());
+  cache.UpsertPod(testing::MakePod("waits-0").Group("waits").Request("cpu", "1").Build());
+  const std::shared_ptr<const Snapshot> snapshot = cache.TakeSnapshot(kNow);
+  const long held = snapshot.use_count();
+
+  RealClock clock;
+  ForecasterOptions options;
+  options.interval = std::chrono::milliseconds(1);
+  options.observe_every = std::chrono::milliseconds(1);
+  options.forecast.budget = seconds(5);
+  Forecaster forecaster(clock, options);
+  forecaster.Offer(snapshot);  // no thread has asked
+  EXPECT_EQ(snapshot.use_count(), held);
+
+  forecaster.Start();
+  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
+  while (forecaster.counts().forecasts == 0 && std::chrono::steady_clock::now() < deadline) {
+    forecaster.Offer(snapshot);
+    std::this_thread::yield();
+  }
+  EXPECT_GE(forecaster.counts().forecasts, 1) << "the thread never got an offered snapshot";
+  forecaster.Stop();
+  EXPECT_EQ(snapshot.use_count(), held);
 }
 
 }  // namespace
