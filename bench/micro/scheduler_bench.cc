@@ -42,6 +42,7 @@
 //
 //   build/bench/scheduler_bench --benchmark_min_time=1 --benchmark_repetitions=3
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -218,14 +219,22 @@ void BM_SnapshotAfterChanges(benchmark::State& state) {
   const std::int64_t changed = state.range(2);
   CacheOptions options;
   options.share_unchanged = state.range(3) != 0;
+  // Whether a pod bound again goes to another node, as a new pod does (its node looked up anew),
+  // rather than back to the node the cache remembers for it.
+  const bool elsewhere = state.range(4) != 0;
   ClusterCache cache(options);
   cache.UpsertQueue(MakeQueue("default"));
   for (std::int64_t n = 0; n < nodes; ++n) {
     cache.UpsertNode(
         MakeNode("node-" + Padded(n, 5)).Cpu(kNodeCpu).Memory(kNodeMemory).Pods(kNodePods).Build());
   }
-  // Every pod twice, unbound and bound, so that a change costs no building inside the loop.
-  std::vector<std::pair<Pod, Pod>> pods;
+  // Every pod unbound and bound (on two nodes when `elsewhere`), so that a change costs no
+  // building inside the loop.
+  struct Versions {
+    Pod pending;
+    std::array<Pod, 2> bound;
+  };
+  std::vector<Versions> pods;
   pods.reserve(static_cast<std::size_t>(gangs * 3));
   for (std::int64_t g = 0; g < gangs; ++g) {
     const std::string group = "job-" + Padded(g, 5);
@@ -234,14 +243,16 @@ void BM_SnapshotAfterChanges(benchmark::State& state) {
       testing::PodBuilder pod = MakePod(group + "-" + Padded(i, 3));
       pod.Request("cpu", kPodCpu).Request("memory", kPodMemory).Created(g).Group(group);
       Pod pending = pod.Build();
-      Pod bound =
-          pod.OnNode("node-" + Padded((g * 3 + i) % nodes, 5)).Phase(PodPhase::kRunning).Build();
+      const std::int64_t n = g * 3 + i;
+      Pod bound = pod.OnNode("node-" + Padded(n % nodes, 5)).Phase(PodPhase::kRunning).Build();
+      Pod moved = elsewhere ? pod.OnNode("node-" + Padded((n + 1) % nodes, 5)).Build() : Pod(bound);
       cache.UpsertPod(bound);
-      pods.emplace_back(std::move(pending), std::move(bound));
+      pods.push_back({std::move(pending), {std::move(bound), std::move(moved)}});
     }
   }
   std::shared_ptr<const Snapshot> snapshot = cache.TakeSnapshot(testing::TestEpoch());
   std::vector<bool> bound(pods.size(), true);
+  std::vector<std::uint8_t> binds(pods.size(), 0);  // how often each was bound again
   std::size_t next = 0;
   // Spread over the cluster, as binds and finishes are (a prime stride).
   const std::size_t stride = 7919;
@@ -249,7 +260,7 @@ void BM_SnapshotAfterChanges(benchmark::State& state) {
     state.PauseTiming();
     for (std::int64_t c = 0; c < changed; ++c) {
       next = (next + stride) % pods.size();
-      cache.UpsertPod(bound[next] ? pods[next].first : pods[next].second);
+      cache.UpsertPod(bound[next] ? pods[next].pending : pods[next].bound[++binds[next] % 2]);
       bound[next] = !bound[next];
     }
     snapshot.reset();
@@ -406,9 +417,9 @@ BENCHMARK(BM_SessionFilterThreads)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TakeSnapshot)->Apply(SessionArgs)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SnapshotAfterChanges)
-    ->ArgNames({"nodes", "gangs", "changed", "share"})
-    ->ArgsProduct({{1000}, {1000}, {30}, {0, 1}})
-    ->ArgsProduct({{10000}, {50000}, {300}, {0, 1}})
+    ->ArgNames({"nodes", "gangs", "changed", "share", "elsewhere"})
+    ->ArgsProduct({{1000}, {1000}, {30}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{10000}, {50000}, {300}, {0, 1}, {0}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SessionPreempt)
     ->ArgNames({"nodes", "running", "pending"})
