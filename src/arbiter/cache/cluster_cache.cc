@@ -677,20 +677,30 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool 
       default_priority = std::max(default_priority.value_or(pc.value), pc.value);
   }
   // Node names to indexes: what a pod's entry remembers from the last snapshot while the set of
-  // nodes stays the same (a bound pod's node rarely changes), else a hash map made once.
+  // nodes stays the same (a bound pod's node rarely changes), else a binary search of the nodes
+  // (sorted by name) for the first few, and a hash map made once for more: under a stream a
+  // snapshot looks up the nodes of a few dozen newly bound pods, for which hashing every node
+  // name was most of the lookups' cost.
+  constexpr int kSearchesBeforeMap = 256;
+  int searches = 0;
   std::unordered_map<std::string_view, NodeIndex> node_index;
   const auto index_of = [&](const PodEntry& entry, const std::string& name) {
     if (entry.node_set_generation == node_set_generation_ && entry.indexed_node == name) {
       return entry.node_index;
     }
-    if (node_index.empty()) {
-      node_index.reserve(snapshot.nodes.size());
-      for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
-        node_index.emplace(snapshot.nodes[i].name(), NodeIndex::Of(i));
+    if (searches < kSearchesBeforeMap) {
+      ++searches;
+      entry.node_index = snapshot.FindNode(name).value_or(kNoNode);
+    } else {
+      if (node_index.empty()) {
+        node_index.reserve(snapshot.nodes.size());
+        for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
+          node_index.emplace(snapshot.nodes[i].name(), NodeIndex::Of(i));
+        }
       }
+      auto it = node_index.find(name);
+      entry.node_index = it == node_index.end() ? kNoNode : it->second;
     }
-    auto it = node_index.find(name);
-    entry.node_index = it == node_index.end() ? kNoNode : it->second;
     entry.indexed_node = name;
     entry.node_set_generation = node_set_generation_;
     return entry.node_index;
@@ -818,30 +828,28 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool 
     for (const auto& [key, members] : jobs_) build_job(key, members);
   } else {
     // Both in the order of jobs_: merge them, building the changed jobs (those still in jobs_)
-    // and carrying the rest over.
+    // and carrying the rest over. The old jobs before each changed one are found by a binary
+    // search and carried over as a run: comparing every old job's key with the next changed one
+    // was a third of a snapshot's time under a stream of a few changed jobs.
     const auto build_if_present = [&](const JobKey& key) {
       if (auto it = jobs_.find(key); it != jobs_.end()) build_job(it->first, it->second);
     };
-    auto changed = changed_jobs_.begin();
-    for (JobInfo& old : previous->jobs) {
-      // The order of JobKey, one comparison of each string per pair.
-      const auto order = [&old](const JobKey& key) {
-        if (int c = old.namespace_name.compare(key.namespace_name); c != 0) return c;
-        if (int c = old.name.compare(key.name); c != 0) return c;
-        return static_cast<int>(old.IsSingleton()) - static_cast<int>(key.singleton);
-      };
-      int c = 1;
-      for (; changed != changed_jobs_.end() && (c = order(*changed)) >= 0; ++changed) {
-        build_if_present(*changed);
-        if (c == 0) break;
-      }
-      if (c == 0) {
-        ++changed;  // built in its place
-        continue;
-      }
-      carry_job(old);
+    // The order of JobKey, one comparison of each string per pair.
+    const auto order = [](const JobInfo& old, const JobKey& key) {
+      if (int c = old.namespace_name.compare(key.namespace_name); c != 0) return c;
+      if (int c = old.name.compare(key.name); c != 0) return c;
+      return static_cast<int>(old.IsSingleton()) - static_cast<int>(key.singleton);
+    };
+    std::vector<JobInfo>& old_jobs = previous->jobs;
+    auto next = old_jobs.begin();
+    for (const JobKey& key : changed_jobs_) {
+      const auto at = std::partition_point(next, old_jobs.end(),
+                                           [&](const JobInfo& old) { return order(old, key) < 0; });
+      for (; next != at; ++next) carry_job(*next);
+      build_if_present(key);
+      if (next != old_jobs.end() && order(*next, key) == 0) ++next;  // built in its place
     }
-    for (; changed != changed_jobs_.end(); ++changed) build_if_present(*changed);
+    for (; next != old_jobs.end(); ++next) carry_job(*next);
   }
   changed_jobs_.clear();
   queue_set_changed_ = false;
