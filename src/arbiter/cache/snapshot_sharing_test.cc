@@ -5,6 +5,7 @@
 // And a scheduler that relies on carried-over jobs to skip quiet groups decides the same.
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -469,6 +470,59 @@ TEST(SnapshotSharingTest, AQuietGroupWhosePodIsPlacedLaterIsDraftedAgain) {
   ASSERT_EQ(placed.group_updates.size(), 1U);
   EXPECT_EQ(placed.group_updates[0].name, "g");
   EXPECT_EQ(placed.group_updates[0].status.scheduled, 2);
+}
+
+// Groups still gathering their pods, whose statuses already say why they wait, are not drafted
+// again while nothing of theirs changes; once the group ahead of them starts, their places in
+// the queue move up, and each is drafted again with its new place.
+TEST(SnapshotSharingTest, GroupsGatheringTheirPodsAreSkippedUntilTheirPlaceMoves) {
+  Registry registry;
+  RegisterBuiltinPlugins(registry);
+  RegisterBuiltinActions(registry);
+  auto scheduler = Scheduler::Create(DefaultSchedulerConfig(), registry);
+  ASSERT_TRUE(scheduler.ok());
+  ClusterCache cache{CacheOptions()};
+  cache.UpsertQueue(MakeQueue("default"));
+  cache.UpsertNode(MakeNode("n1").Cpu("8").Build());
+  constexpr int kGroups = 4;
+  const auto pod = [](int g, int i) {
+    const std::string name = "g" + std::to_string(g) + "-" + std::to_string(i);
+    return MakePod(name).Uid(name).Group("g" + std::to_string(g)).Request("cpu", "1").Build();
+  };
+  for (int g = 0; g < kGroups; ++g) {
+    cache.UpsertPodGroup(MakePodGroup("g" + std::to_string(g)).MinMember(3).Created(g).Build());
+    cache.UpsertPod(pod(g, 0));
+  }
+  const Clock::MonotonicTime until = kT0 + std::chrono::seconds(30);
+  const auto run = [&](int second) {
+    const Clock::WallTime now = TestEpoch() + std::chrono::seconds(second);
+    SessionResult result = (*scheduler)->RunSession(*cache.TakeSnapshot(now), now);
+    for (const BindDecision& d : result.binds) cache.Assume(d.pod_uid, d.node_name);
+    for (const PodGroupUpdate& u : result.group_updates) {
+      cache.AssumeGroupStatus(u.namespace_name, u.name, u.status, until);
+    }
+    return result;
+  };
+  const SessionResult first = run(5);
+  ASSERT_EQ(first.group_updates.size(), static_cast<std::size_t>(kGroups));
+  for (const PodGroupUpdate& u : first.group_updates) {
+    ASSERT_TRUE(u.status.explanation.has_value()) << u.name;
+    EXPECT_EQ(u.status.explanation->gate, "NotEnoughPods") << u.name;
+  }
+  run(6);  // drafts the statuses just assumed, to no change
+  const SessionResult quiet = run(7);
+  EXPECT_TRUE(quiet.group_updates.empty());
+  EXPECT_EQ(quiet.stats.group_drafts_skipped, kGroups);
+
+  cache.UpsertPod(pod(0, 1));
+  cache.UpsertPod(pod(0, 2));
+  const SessionResult moved = run(8);
+  EXPECT_EQ(moved.binds.size(), 3U);
+  std::map<std::string, std::int32_t> positions;
+  for (const PodGroupUpdate& u : moved.group_updates) {
+    if (u.status.explanation.has_value()) positions[u.name] = u.status.explanation->position;
+  }
+  EXPECT_EQ(positions, (std::map<std::string, std::int32_t>{{"g1", 1}, {"g2", 2}, {"g3", 3}}));
 }
 
 }  // namespace

@@ -404,13 +404,44 @@ void DraftNextGroupStatus(const Session& session, JobIndex j, StatusDraft& statu
   }
 }
 
-// Whether the session left the job alone (QuietGroups): its status is then drafted from the
-// snapshot's job alone.
-bool LeftAlone(const Session& session, JobIndex j, const std::vector<bool>& evicted) {
+// Whether a job the session found waiting waits as its group's status already says: for the
+// same reason, with the same message, at the same place in its queue and with the same start
+// estimate. Only explanations made of the job's own numbers qualify: where the queue or the
+// nodes are the gate, the explanation holds the cluster's numbers of this session.
+bool WaitsAsItSays(const Session& session, JobIndex j, const JobVerdict& verdict,
+                   const QueuePlace& place) {
   const JobInfo& info = session.job(j);
-  if (session.job_verdict(j) != nullptr || session.job_phase(j) != info.phase ||
-      session.ReservationOf(j) != nullptr || info.group->spec.locality.has_value() ||
-      evicted[j.pos()]) {
+  const PodGroupStatus& status = info.group->status;
+  if (!status.explanation.has_value() || session.JobReady(j)) return false;
+  const PendingExplanation& e = *status.explanation;
+  if (e.QueueIsTheGate() || e.gate == "Placement" || e.gate != GateOf(session, j, verdict) ||
+      e.reason != JobReasonName(verdict.reason) || e.position != place.position ||
+      e.ahead != place.ahead) {
+    return false;
+  }
+  const Condition* c = FindCondition(status.conditions, "Unschedulable");
+  if (c == nullptr || !c->IsTrue() || c->reason != e.reason || c->message != verdict.message) {
+    return false;
+  }
+  std::optional<StartEstimate> estimate;
+  if (const StartEstimates* estimates = session.estimates(); estimates != nullptr) {
+    if (auto it = estimates->find(info.Key()); it != estimates->end()) estimate = it->second;
+  }
+  return e.estimate == estimate;
+}
+
+// Whether the session left the job alone (QuietGroups): its status is then drafted from the
+// snapshot's job alone, and, for a job that waits as its status says (WaitsAsItSays), from what
+// that status holds.
+bool LeftAlone(const Session& session, JobIndex j, const std::vector<bool>& evicted,
+               const QueuePlace& place) {
+  const JobInfo& info = session.job(j);
+  if (session.job_phase(j) != info.phase || session.ReservationOf(j) != nullptr ||
+      info.group->spec.locality.has_value() || evicted[j.pos()]) {
+    return false;
+  }
+  if (const Session::RecordedJobVerdict* v = session.job_verdict(j);
+      v != nullptr && !WaitsAsItSays(session, j, v->verdict, place)) {
     return false;
   }
   return std::all_of(info.tasks.begin(), info.tasks.end(),
@@ -553,7 +584,8 @@ SessionResult BuildResult(const Session& session) {
       queues[q].inqueue += phase == PodGroupPhase::kInqueue ? 1 : 0;
       queues[q].running += phase == PodGroupPhase::kRunning ? 1 : 0;
     };
-    const bool alone = quiet != nullptr && info.revision != 0 && LeftAlone(session, j, evicted);
+    const bool alone =
+        quiet != nullptr && info.revision != 0 && LeftAlone(session, j, evicted, places[i]);
     if (alone && quiet->last.contains(info.revision)) {
       quiet->next.insert(info.revision);
       ++skipped;
