@@ -31,12 +31,16 @@ void Forecaster::Stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  // A snapshot offered just before the thread saw the stop is not kept past it.
+  std::lock_guard lock(mu_);
+  offered_ = nullptr;
+  wanted_ = false;
 }
 
 void Forecaster::Offer(const std::shared_ptr<const Snapshot>& snapshot) {
   {
     std::lock_guard lock(mu_);
-    if (!wanted_) return;
+    if (!wanted_ || stop_ || snapshot == nullptr) return;
     wanted_ = false;
     offered_ = snapshot;
   }
