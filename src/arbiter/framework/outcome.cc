@@ -440,8 +440,12 @@ bool LeftAlone(const Session& session, JobIndex j, const std::vector<bool>& evic
       info.group->spec.locality.has_value() || evicted[j.pos()]) {
     return false;
   }
-  if (const Session::RecordedJobVerdict* v = session.job_verdict(j);
-      v != nullptr && !WaitsAsItSays(session, j, v->verdict, place)) {
+  if (const Session::RecordedJobVerdict* v = session.job_verdict(j); v != nullptr) {
+    if (!WaitsAsItSays(session, j, v->verdict, place)) return false;
+  } else if (const Condition* c = FindCondition(info.group->status.conditions, "Unschedulable");
+             info.group->status.explanation.has_value() || (c != nullptr && c->IsTrue())) {
+    // Its status still says why it waited: the draft would clear that. (A revision quiet while
+    // it waited is quiet in `last` whatever the session's verdict.)
     return false;
   }
   return std::all_of(info.tasks.begin(), info.tasks.end(),

@@ -32,12 +32,13 @@ bool HoldsReservation(const Session& session, JobIndex j);
 
 // The PodGroups whose status a session drafted to no change on inputs the next session can tell
 // are the same: a job of that revision (JobInfo::revision) which the session left alone (no task
-// or phase changed, no eviction, no reservation, no locality to count; and no verdict, or one
-// that its status already states whole: the same reason and message, place in its queue and
-// start estimate, where neither the queue nor the nodes are the gate). Kept by
-// the Scheduler from one session to the next, so that BuildResult drafts only the statuses that
-// can change: a job of one of those revisions that the session leaves alone again would be
-// drafted the same, to no change. Under a stream of arrivals most groups are such, and
+// or phase changed, no eviction, no reservation, no locality to count; and no verdict, with a
+// status that no longer says why it waited, or a verdict that its status already states whole: the
+// same reason and message, place in its queue and start estimate, where neither the queue nor the
+// nodes are the gate; what else its explanation holds, such as its minimum's request, is its
+// revision's). Kept by the Scheduler from one session to the next, so that BuildResult drafts only
+// the statuses that can change: a job of one of those revisions that the session leaves alone again
+// would be drafted the same, to no change. Under a stream of arrivals most groups are such, and
 // drafting each of them every session was a quarter of a gang workload's session time; groups
 // still gathering their pods, each with its verdict, were most of what was then left.
 struct QuietGroups {
