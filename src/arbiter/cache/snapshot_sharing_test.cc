@@ -9,11 +9,13 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "arbiter/actions/builtin.h"
+#include "arbiter/base/check.h"
 #include "arbiter/cache/cluster_cache.h"
 #include "arbiter/framework/config.h"
 #include "arbiter/framework/registry.h"
@@ -420,16 +422,41 @@ TEST(SnapshotSharingTest, SkippingQuietGroupsDecidesWhatDraftingEveryGroupDoes) 
   EXPECT_GT(skipped, 0);  // the skipping scheduler did skip
 }
 
+// A default scheduler over a cache, each session's binds and group statuses assumed back into
+// the cache as the runtime's Applier does.
+class AssumingScheduler {
+ public:
+  AssumingScheduler() {
+    RegisterBuiltinPlugins(registry_);
+    RegisterBuiltinActions(registry_);
+    auto created = Scheduler::Create(DefaultSchedulerConfig(), registry_);
+    ARBITER_CHECK(created.ok());
+    scheduler_ = std::move(*created);
+  }
+  ClusterCache& cache() { return cache_; }
+  SessionResult Run(int second) {
+    const Clock::WallTime now = TestEpoch() + std::chrono::seconds(second);
+    SessionResult result = scheduler_->RunSession(*cache_.TakeSnapshot(now), now);
+    const Clock::MonotonicTime until = kT0 + std::chrono::seconds(30);
+    for (const BindDecision& d : result.binds) cache_.Assume(d.pod_uid, d.node_name);
+    for (const PodGroupUpdate& u : result.group_updates) {
+      cache_.AssumeGroupStatus(u.namespace_name, u.name, u.status, until);
+    }
+    return result;
+  }
+
+ private:
+  Registry registry_;
+  std::unique_ptr<Scheduler> scheduler_;
+  ClusterCache cache_{CacheOptions()};
+};
+
 // A group quiet for sessions (at its minimum, its other pod waiting for room) whose waiting pod
 // is placed once another job's pod leaves: the job itself is carried over unchanged, but the
 // session changed it, so its status is drafted again (scheduled 1 -> 2).
 TEST(SnapshotSharingTest, AQuietGroupWhosePodIsPlacedLaterIsDraftedAgain) {
-  Registry registry;
-  RegisterBuiltinPlugins(registry);
-  RegisterBuiltinActions(registry);
-  auto scheduler = Scheduler::Create(DefaultSchedulerConfig(), registry);
-  ASSERT_TRUE(scheduler.ok());
-  ClusterCache cache{CacheOptions()};
+  AssumingScheduler scheduler;
+  ClusterCache& cache = scheduler.cache();
   cache.UpsertQueue(MakeQueue("default"));
   cache.UpsertNode(MakeNode("n1").Cpu("2").Build());
   cache.UpsertPodGroup(MakePodGroup("g").MinMember(1).Build());
@@ -444,16 +471,7 @@ TEST(SnapshotSharingTest, AQuietGroupWhosePodIsPlacedLaterIsDraftedAgain) {
                       .Phase(PodPhase::kRunning)
                       .Build());
   cache.UpsertPod(MakePod("b").Uid("b").Group("g").Request("cpu", "1").Build());
-  const Clock::MonotonicTime until = kT0 + std::chrono::seconds(30);
-  const auto run = [&](int second) {
-    const Clock::WallTime now = TestEpoch() + std::chrono::seconds(second);
-    SessionResult result = (*scheduler)->RunSession(*cache.TakeSnapshot(now), now);
-    for (const BindDecision& d : result.binds) cache.Assume(d.pod_uid, d.node_name);
-    for (const PodGroupUpdate& u : result.group_updates) {
-      cache.AssumeGroupStatus(u.namespace_name, u.name, u.status, until);
-    }
-    return result;
-  };
+  const auto run = [&](int second) { return scheduler.Run(second); };
   run(1);  // g's first status
   std::int64_t skipped = 0;
   for (int second = 2; second < 6; ++second) {
@@ -476,12 +494,8 @@ TEST(SnapshotSharingTest, AQuietGroupWhosePodIsPlacedLaterIsDraftedAgain) {
 // again while nothing of theirs changes; once the group ahead of them starts, their places in
 // the queue move up, and each is drafted again with its new place.
 TEST(SnapshotSharingTest, GroupsGatheringTheirPodsAreSkippedUntilTheirPlaceMoves) {
-  Registry registry;
-  RegisterBuiltinPlugins(registry);
-  RegisterBuiltinActions(registry);
-  auto scheduler = Scheduler::Create(DefaultSchedulerConfig(), registry);
-  ASSERT_TRUE(scheduler.ok());
-  ClusterCache cache{CacheOptions()};
+  AssumingScheduler scheduler;
+  ClusterCache& cache = scheduler.cache();
   cache.UpsertQueue(MakeQueue("default"));
   cache.UpsertNode(MakeNode("n1").Cpu("8").Build());
   constexpr int kGroups = 4;
@@ -493,16 +507,7 @@ TEST(SnapshotSharingTest, GroupsGatheringTheirPodsAreSkippedUntilTheirPlaceMoves
     cache.UpsertPodGroup(MakePodGroup("g" + std::to_string(g)).MinMember(3).Created(g).Build());
     cache.UpsertPod(pod(g, 0));
   }
-  const Clock::MonotonicTime until = kT0 + std::chrono::seconds(30);
-  const auto run = [&](int second) {
-    const Clock::WallTime now = TestEpoch() + std::chrono::seconds(second);
-    SessionResult result = (*scheduler)->RunSession(*cache.TakeSnapshot(now), now);
-    for (const BindDecision& d : result.binds) cache.Assume(d.pod_uid, d.node_name);
-    for (const PodGroupUpdate& u : result.group_updates) {
-      cache.AssumeGroupStatus(u.namespace_name, u.name, u.status, until);
-    }
-    return result;
-  };
+  const auto run = [&](int second) { return scheduler.Run(second); };
   const SessionResult first = run(5);
   ASSERT_EQ(first.group_updates.size(), static_cast<std::size_t>(kGroups));
   for (const PodGroupUpdate& u : first.group_updates) {
