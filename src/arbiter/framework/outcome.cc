@@ -424,7 +424,9 @@ bool WaitsAsItSays(const Session& session, JobIndex j, const JobVerdict& verdict
     return false;
   }
   std::optional<StartEstimate> estimate;
-  if (const StartEstimates* estimates = session.estimates(); estimates != nullptr) {
+  // The key is built only when there are estimates to look it up in.
+  if (const StartEstimates* estimates = session.estimates();
+      estimates != nullptr && !estimates->empty()) {
     if (auto it = estimates->find(info.Key()); it != estimates->end()) estimate = it->second;
   }
   return e.estimate == estimate;
