@@ -333,11 +333,14 @@ class Checker {
     auto queue_it = cluster_.queues().find(name);
     if (queue_it == cluster_.queues().end()) return;
     const Queue& queue = queue_it->second;
+    // What the queue holds, and the room being freed for its own pods (nominated by a preemption
+    // within the queue, their victims already evicted): that room is the queue's as surely.
     ResourceList allocated;
     for (const auto& [uid, pod] : cluster_.pods()) {
+      const bool nominated = !pod.status.nominated_node_name.empty();
       if (pod.spec.scheduler_name != cluster_.scheduler_name() || pod.Finished() ||
           pod.meta.deletion_timestamp.has_value() ||
-          (pod.spec.node_name.empty() && !bound_now_.contains(uid))) {
+          (pod.spec.node_name.empty() && !bound_now_.contains(uid) && !nominated)) {
         continue;
       }
       const PodGroup* group = GroupOf(pod);

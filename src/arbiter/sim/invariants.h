@@ -29,7 +29,8 @@
 //       - every preemptor has at least its minimum placed or nominated after the session: pods on
 //         a node or finished well, or pending with status.nominatedNodeName (kPreemptor);
 //       - a queue that lost pods to reclaim keeps, of its pods holding nodes and not being
-//         deleted, at least its guarantee in every resource, and in some resource it deserves
+//         deleted and of its pending pods nominated to room that preemption frees for them, at
+//         least its guarantee in every resource, and in some resource it deserves
 //         (status.deserved > 0) at least its deserved amount: the proportion plugin's "at or above
 //         its share" (kReclaim);
 //     and for every bind: a pod bound to a node other than its own nomination leaves room there
