@@ -18,6 +18,7 @@ using testing::MakeNode;
 using testing::MakePod;
 using testing::MakePodGroup;
 using testing::MakePriorityClass;
+using testing::MakeQueue;
 using ::testing::Not;
 
 // Only enqueue runs, with the default plugins: phases show admission alone.
@@ -105,6 +106,48 @@ TEST(Enqueue, RunningGroupReservesNothingMore) {
   cluster.Add(MakePodGroup("second").MinResource("cpu", "3").Created(10).Build());
   cluster.RunSession();
   EXPECT_EQ(PhaseOf(cluster, "second"), PodGroupPhase::kInqueue);  // 4 - 1 = 3 free
+}
+
+// A group admitted earlier that its queue now holds back (at its deserved share while another
+// queue waits) cannot use room, so it reserves none: the queue below its share starts its group in
+// the room that is free. (Reserving kept a queue above its share holding a CPU that the queue
+// below its share waited for until the first queue's pods ended.)
+TEST(Enqueue, AGroupItsQueueHoldsBackReservesNothing) {
+  FakeCluster cluster;  // the default actions
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakeQueue("a"));
+  cluster.Add(MakeQueue("b"));
+  // a asks for 3 and b for 2: each deserves 2. a holds 2, b holds 1, and 1 CPU is free.
+  for (const std::string g : {"a0", "a1"}) {
+    cluster.Add(MakePodGroup(g).MinMember(1).Queue("a").Phase(PodGroupPhase::kRunning).Build());
+    cluster.Add(MakePod(g + "-0").Group(g).Request("cpu", "1").OnNode("n0").Build());
+  }
+  PodGroup held = MakePodGroup("a-held")
+                      .MinMember(1)
+                      .Queue("a")
+                      .Phase(PodGroupPhase::kInqueue)
+                      .Created(0)
+                      .Build();
+  held.status.conditions.push_back(Condition{"Unschedulable", "True", "QueueOverused",
+                                             "queue a is at its deserved share: cpu allocated 2 of "
+                                             "deserved 2, and other queues wait",
+                                             std::nullopt});
+  cluster.Add(held);
+  cluster.Add(MakePod("a-held-0").Group("a-held").Request("cpu", "1").Build());
+  cluster.Add(MakePodGroup("b0").MinMember(1).Queue("b").Phase(PodGroupPhase::kRunning).Build());
+  cluster.Add(MakePod("b0-0").Group("b0").Request("cpu", "1").OnNode("n0").Build());
+  cluster.Add(MakePodGroup("b-next").MinMember(1).Queue("b").Created(10).Build());
+  cluster.Add(MakePod("b-next-0").Group("b-next").Request("cpu", "1").Build());
+
+  const SessionResult r = cluster.RunSession();
+  ASSERT_EQ(r.binds.size(), 1U);
+  EXPECT_EQ(r.binds[0].pod_name, "b-next-0");
+  EXPECT_EQ(PhaseOf(cluster, "b-next"), PodGroupPhase::kRunning);
+  // b no longer waits once its group runs: a's group waits for room now.
+  const Condition* c = UnschedulableOf(cluster, "a-held");
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->IsTrue());
+  EXPECT_EQ(c->reason, "NotEnoughResources");
 }
 
 TEST(Enqueue, FirstInJobOrderReservesFirst) {

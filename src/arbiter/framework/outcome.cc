@@ -273,8 +273,11 @@ bool HoldsReservation(const Session& session, JobIndex j) {
   }
   const Condition* c = FindCondition(info.group->status.conditions, "Unschedulable");
   if (c == nullptr || !c->IsTrue()) return true;
+  // Its queue at its share or capability stops it as surely as the nodes do: the room it held
+  // would keep queues below their share from starting, and it could not use it.
   const std::optional<JobReason> reason = ParseJobReason(c->reason);
-  return reason != JobReason::kNotEnoughResources && reason != JobReason::kPreemptionWouldNotFit;
+  return reason != JobReason::kNotEnoughResources && reason != JobReason::kPreemptionWouldNotFit &&
+         reason != JobReason::kQueueOverused && reason != JobReason::kQueueCapability;
 }
 
 namespace {

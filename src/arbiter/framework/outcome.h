@@ -25,9 +25,10 @@ bool PodsSettled(const Session& session, JobIndex j);
 
 // Whether an admitted group still holds a reservation of its MinimumRequest for admission: it
 // is Inqueue, below its minimum, able to start (not invalid; short of pods only during the
-// arrival grace), and not already found unplaceable (Unschedulable True with reason
-// NotEnoughResources or PreemptionWouldNotFit). A gang that cannot start holds nothing, so it never
-// keeps later groups out.
+// arrival grace), and not already found unable to start (Unschedulable True with reason
+// NotEnoughResources or PreemptionWouldNotFit, or held back by its queue: QueueOverused,
+// QueueCapability). A gang that cannot start holds nothing, so it never keeps later groups out,
+// nor a queue at its share those below theirs.
 bool HoldsReservation(const Session& session, JobIndex j);
 
 // The PodGroups whose status a session drafted to no change on inputs the next session can tell
