@@ -264,6 +264,12 @@ e2e_dump() {
   if [[ -n ${KUBECONFIG:-} && -f $KUBECONFIG ]]; then
     echo "---- kubectl get pods,podgroups -A -o wide ----"
     k get pods,podgroups -A -o wide 2>&1 || true
+    echo "---- pods: phase, being deleted since, labels ----"
+    k get pods -A -o custom-columns='POD:.metadata.name,PHASE:.status.phase,DELETING:.metadata.deletionTimestamp,LABELS:.metadata.labels' 2>&1 || true
+    if k get crd batchjobs.arbiter.dev >/dev/null 2>&1; then
+      echo "---- BatchJob status ----"
+      k get batchjobs -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name}: {.status}{"\n"}{end}' 2>&1 || true
+    fi
     echo "---- PodGroup status ----"
     k get podgroups -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name}: phase={.status.phase} scheduled={.status.scheduled} running={.status.running} succeeded={.status.succeeded}{"\n"}{range .status.conditions[*]}    {.type}={.status} {.reason}: {.message}{"\n"}{end}{end}' 2>&1 || true
     echo "---- pending pods' PodScheduled condition ----"

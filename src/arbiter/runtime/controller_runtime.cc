@@ -586,6 +586,21 @@ void ControllerRuntime::SyncBatchJobs() {
     std::erase_if(plan.delete_pods,
                   [&](const controllers::PodToDelete& d) { return pending_pods.contains(d.uid); });
     if (plan.create_group && pending_pods.contains(job.meta.Key())) plan.create_group.reset();
+    if (job.status.phase == BatchJobPhase::kRestarting && plan.delete_pods.empty() &&
+        !plan.status.has_value()) {
+      // What a restart that does not move on waits for (a pod of an earlier attempt still there).
+      std::string waits;
+      for (const Pod* p : obs.pods) {
+        auto attempt = p->meta.labels.find(std::string(controllers::kJobAttemptLabel));
+        waits += " " + p->meta.name + "(attempt " +
+                 (attempt != p->meta.labels.end() ? attempt->second : "?") + ", " +
+                 std::string(PodPhaseName(p->status.phase)) +
+                 (p->meta.deletion_timestamp.has_value() ? ", deleting" : "") +
+                 (pending_pods.contains(p->meta.uid) ? ", deleted by us" : "") + ")";
+      }
+      ARBITER_VLOG(2) << "batchjob " << job.meta.Key() << ": restarting (attempt "
+                      << job.status.attempt << "), pods:" << waits;
+    }
     ApplyJobPlan(job, plan);
   }
 }
@@ -671,6 +686,8 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
     k8s::DeleteOptions options;
     options.precondition_uid = d.uid;
     Status deleted = Writer().Delete("/api/v1/namespaces/" + ns + "/pods/" + d.name, options);
+    ARBITER_VLOG(2) << "batchjob " << key << ": deleted pod " << d.name << " uid=" << d.uid
+                    << " result=" << deleted;
     if (!deleted.ok() && deleted.code() != StatusCode::kNotFound &&
         deleted.code() != StatusCode::kAborted) {
       ARBITER_LOG(kWarning) << "batchjob " << key << ": deleting pod " << d.name << ": " << deleted;
@@ -681,6 +698,8 @@ void ControllerRuntime::ApplyJobPlan(const BatchJob& job, const controllers::Job
   }
   for (const controllers::PodToCreate& c : plan.create_pods) {
     StatusOr<std::string> created = Writer().Create("/api/v1/namespaces/" + ns + "/pods", c.json);
+    ARBITER_VLOG(2) << "batchjob " << key << ": created pod " << c.name
+                    << " result=" << created.status();
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
       ReportOnce("batchjob " + key + ": creating pod " + c.name, created.status());
       continue;
