@@ -150,6 +150,44 @@ TEST(Enqueue, AGroupItsQueueHoldsBackReservesNothing) {
   EXPECT_EQ(c->reason, "NotEnoughResources");
 }
 
+// A group admitted earlier that would take its queue past its capability keeps its place in the
+// queue (a later, smaller group of the queue does not pass it) but no room in the cluster: another
+// queue's group is admitted into the room that is free.
+TEST(Enqueue, AGroupHeldAtItsCapabilityKeepsItsQueuesPlaceButNoClusterRoom) {
+  FakeCluster cluster(EnqueueOnly());
+  cluster.Add(MakeNode("n0").Cpu("8").Build());
+  Queue a = MakeQueue("a");
+  a.spec.capability.Set("cpu", 3000);
+  cluster.Add(a);
+  cluster.Add(MakeQueue("b"));
+  cluster.Add(MakePodGroup("a0").MinMember(1).Queue("a").Phase(PodGroupPhase::kRunning).Build());
+  cluster.Add(MakePod("a0-0").Group("a0").Request("cpu", "2").OnNode("n0").Build());
+  PodGroup held = MakePodGroup("a-held")
+                      .MinMember(1)
+                      .Queue("a")
+                      .Phase(PodGroupPhase::kInqueue)
+                      .Created(0)
+                      .Build();
+  held.status.conditions.push_back(Condition{"Unschedulable", "True", "QueueCapability",
+                                             "queue a is at its capability: cpu allocated 2 + "
+                                             "requested 2 > 3",
+                                             std::nullopt});
+  cluster.Add(held);
+  cluster.Add(MakePod("a-held-0").Group("a-held").Request("cpu", "2").Build());
+  cluster.Add(MakePodGroup("a-small").MinMember(1).Queue("a").Created(10).Build());
+  cluster.Add(MakePod("a-small-0").Group("a-small").Request("cpu", "1").Build());
+  // 6 CPUs free: with a-held's 2 kept from the cluster, b's 5 would not fit.
+  cluster.Add(MakePodGroup("b-big").MinMember(1).Queue("b").Created(20).Build());
+  cluster.Add(MakePod("b-big-0").Group("b-big").Request("cpu", "5").Build());
+
+  cluster.RunSession();
+  EXPECT_EQ(PhaseOf(cluster, "b-big"), PodGroupPhase::kInqueue);
+  EXPECT_EQ(PhaseOf(cluster, "a-small"), PodGroupPhase::kPending);
+  const Condition* c = UnschedulableOf(cluster, "a-small");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->reason, "QueueCapability");
+}
+
 TEST(Enqueue, FirstInJobOrderReservesFirst) {
   FakeCluster cluster(EnqueueOnly());
   cluster.Add(MakePriorityClass("high", 1000));

@@ -258,26 +258,32 @@ bool PodsSettled(const Session& session, JobIndex j) {
   return session.now() - session.job(j).creation >= kPodsArrivalGrace;
 }
 
-bool HoldsReservation(const Session& session, JobIndex j) {
+ReservationHold HoldsReservation(const Session& session, JobIndex j) {
   const JobInfo& info = session.job(j);
   if (info.group == nullptr || session.job_phase(j) != PodGroupPhase::kInqueue ||
       session.JobReady(j)) {
-    return false;
+    return ReservationHold::kNone;
   }
   // Short of pods: they may still be arriving during the grace, and after it they likely never
   // will; only a group with the reason to wait keeps its room.
   if (std::optional<JobVerdict> invalid = session.CheckJob(j);
       invalid.has_value() &&
       (invalid->reason != JobReason::kNotEnoughPods || PodsSettled(session, j))) {
-    return false;
+    return ReservationHold::kNone;
   }
   const Condition* c = FindCondition(info.group->status.conditions, "Unschedulable");
-  if (c == nullptr || !c->IsTrue()) return true;
-  // Its queue at its share or capability stops it as surely as the nodes do: the room it held
-  // would keep queues below their share from starting, and it could not use it.
+  if (c == nullptr || !c->IsTrue()) return ReservationHold::kCluster;
   const std::optional<JobReason> reason = ParseJobReason(c->reason);
-  return reason != JobReason::kNotEnoughResources && reason != JobReason::kPreemptionWouldNotFit &&
-         reason != JobReason::kQueueOverused && reason != JobReason::kQueueCapability;
+  if (reason == JobReason::kNotEnoughResources || reason == JobReason::kPreemptionWouldNotFit) {
+    return ReservationHold::kNone;
+  }
+  // Held back by its own queue, it could not use room the cluster kept for it, and that room
+  // would keep queues below their share from starting; its queue keeps its place, so that later
+  // groups of the queue do not pass it or its limits.
+  if (reason == JobReason::kQueueOverused || reason == JobReason::kQueueCapability) {
+    return ReservationHold::kQueue;
+  }
+  return ReservationHold::kCluster;
 }
 
 namespace {

@@ -23,13 +23,16 @@ inline constexpr std::chrono::seconds kPodsArrivalGrace{10};
 // pods only after it.
 bool PodsSettled(const Session& session, JobIndex j);
 
-// Whether an admitted group still holds a reservation of its MinimumRequest for admission: it
-// is Inqueue, below its minimum, able to start (not invalid; short of pods only during the
-// arrival grace), and not already found unable to start (Unschedulable True with reason
-// NotEnoughResources or PreemptionWouldNotFit, or held back by its queue: QueueOverused,
-// QueueCapability). A gang that cannot start holds nothing, so it never keeps later groups out,
-// nor a queue at its share those below theirs.
-bool HoldsReservation(const Session& session, JobIndex j);
+// What an admitted group still holds of its MinimumRequest for admission. kCluster: it is
+// Inqueue, below its minimum, able to start (not invalid; short of pods only during the arrival
+// grace), and not already found unable to start (Unschedulable True with reason
+// NotEnoughResources or PreemptionWouldNotFit): the room is kept from every later group. kQueue:
+// the same, but its own queue holds it back (QueueOverused, QueueCapability): it counts against
+// its queue's share and capability only, not the cluster's free room, so a queue at its share
+// never keeps those below theirs from starting. kNone otherwise. A gang that cannot start holds
+// nothing, so it never keeps later groups out.
+enum class ReservationHold : std::uint8_t { kNone, kQueue, kCluster };
+ReservationHold HoldsReservation(const Session& session, JobIndex j);
 
 // The PodGroups whose status a session drafted to no change on inputs the next session can tell
 // are the same: a job of that revision (JobInfo::revision) which the session left alone (no task

@@ -248,9 +248,10 @@ void Session::OpenPlugins() {
 void Session::ComputeReservations() {
   queue_reserved_.assign(snapshot_.queues.size(), ResourceVector());
   for (JobIndex j : JobIndex::Range(job_count())) {
-    if (!HoldsReservation(*this, j)) continue;
+    const ReservationHold hold = HoldsReservation(*this, j);
+    if (hold == ReservationHold::kNone) continue;
     const ResourceVector need = MinimumRequest(j);
-    total_reserved_.Add(need);
+    if (hold == ReservationHold::kCluster) total_reserved_.Add(need);
     if (const QueueIndex q = job(j).queue_index; q != kNoQueue) queue_reserved_[q.pos()].Add(need);
   }
 }

@@ -109,7 +109,7 @@ class Session {
   // (in task order) that would bring it to minMember.
   ResourceVector MinimumRequest(JobIndex j) const;
   // What admitted groups not yet at their minimum hold back for admission at the session's start
-  // (outcome.h: HoldsReservation), per queue and in all.
+  // (outcome.h: HoldsReservation), per queue (kQueue and kCluster holds) and in all (kCluster).
   const ResourceVector& queue_reserved(QueueIndex q) const { return queue_reserved_[q.pos()]; }
   const ResourceVector& total_reserved() const { return total_reserved_; }
   // Reservations against starvation in force this session (framework/reservation.h).

@@ -586,8 +586,8 @@ void ControllerRuntime::SyncBatchJobs() {
     std::erase_if(plan.delete_pods,
                   [&](const controllers::PodToDelete& d) { return pending_pods.contains(d.uid); });
     if (plan.create_group && pending_pods.contains(job.meta.Key())) plan.create_group.reset();
-    if (job.status.phase == BatchJobPhase::kRestarting && plan.delete_pods.empty() &&
-        !plan.status.has_value()) {
+    if (LogVerbosity() >= 2 && job.status.phase == BatchJobPhase::kRestarting &&
+        plan.delete_pods.empty() && !plan.status.has_value()) {
       // What a restart that does not move on waits for (a pod of an earlier attempt still there).
       std::string waits;
       for (const Pod* p : obs.pods) {

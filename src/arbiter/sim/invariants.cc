@@ -333,11 +333,16 @@ class Checker {
     auto queue_it = cluster_.queues().find(name);
     if (queue_it == cluster_.queues().end()) return;
     const Queue& queue = queue_it->second;
-    // What the queue holds, and the room being freed for its own pods (nominated by a preemption
-    // within the queue, their victims already evicted): that room is the queue's as surely.
+    // What the queue holds, and its pods this session nominated to room being freed for them
+    // (their victims already evicted): reclaim counts those as the queue's, as it counts what it
+    // places in the session. Nominations of earlier sessions it does not count, nor does this.
+    std::set<std::string> nominated_now;
+    for (const NominationDecision& n : record_.result.nominations) {
+      if (!n.node_name.empty()) nominated_now.insert(n.pod_uid);
+    }
     ResourceList allocated;
     for (const auto& [uid, pod] : cluster_.pods()) {
-      const bool nominated = !pod.status.nominated_node_name.empty();
+      const bool nominated = nominated_now.contains(uid);
       if (pod.spec.scheduler_name != cluster_.scheduler_name() || pod.Finished() ||
           pod.meta.deletion_timestamp.has_value() ||
           (pod.spec.node_name.empty() && !bound_now_.contains(uid) && !nominated)) {

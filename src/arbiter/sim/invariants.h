@@ -29,7 +29,7 @@
 //       - every preemptor has at least its minimum placed or nominated after the session: pods on
 //         a node or finished well, or pending with status.nominatedNodeName (kPreemptor);
 //       - a queue that lost pods to reclaim keeps, of its pods holding nodes and not being
-//         deleted and of its pending pods nominated to room that preemption frees for them, at
+//         deleted and of its pods that the session nominated to room being freed for them, at
 //         least its guarantee in every resource, and in some resource it deserves
 //         (status.deserved > 0) at least its deserved amount: the proportion plugin's "at or above
 //         its share" (kReclaim);

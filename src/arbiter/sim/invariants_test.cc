@@ -22,8 +22,8 @@ using testing::MakeQueue;
 using testing::TestEpoch;
 
 // Queue a deserves 4 CPUs and holds 3 on n0 after reclaim took the pod of group `taken`; with
-// `nominated`, one more pod of a is pending, nominated to n0 (a preemption within the queue
-// evicted for it), which brings a back to its share.
+// `nominated`, the session also nominated a pending pod of a to n0 (room being freed for it),
+// which brings a back to its share as reclaim counts it.
 std::vector<Violation> ReclaimedFromA(bool nominated) {
   auto cluster = SimulatedCluster::Create(DefaultSchedulerConfig());
   EXPECT_TRUE(cluster.ok());
@@ -50,6 +50,10 @@ std::vector<Violation> ReclaimedFromA(bool nominated) {
     c.Add(urgent);
   }
   SessionRecord record;
+  if (nominated) {
+    record.result.nominations.push_back(
+        NominationDecision{"default", "urgent-0", "urgent-0", "n0", "default/urgent"});
+  }
   EvictDecision e;
   e.namespace_name = "default";
   e.pod_name = "taken-0";
