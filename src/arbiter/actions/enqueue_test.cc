@@ -108,11 +108,26 @@ TEST(Enqueue, RunningGroupReservesNothingMore) {
   EXPECT_EQ(PhaseOf(cluster, "second"), PodGroupPhase::kInqueue);  // 4 - 1 = 3 free
 }
 
+// Queue a's group a-held, admitted earlier, its one pod asking for `cpu`; the last session held it
+// back for `reason` (its Unschedulable condition says so).
+void AddHeldGroup(FakeCluster& cluster, const std::string& cpu, const std::string& reason) {
+  PodGroup held = MakePodGroup("a-held")
+                      .MinMember(1)
+                      .Queue("a")
+                      .Phase(PodGroupPhase::kInqueue)
+                      .Created(0)
+                      .Build();
+  held.status.conditions.push_back(
+      Condition{"Unschedulable", "True", reason, "held back by queue a", std::nullopt});
+  cluster.Add(held);
+  cluster.Add(MakePod("a-held-0").Group("a-held").Request("cpu", cpu).Build());
+}
+
 // A group admitted earlier that its queue now holds back (at its deserved share while another
-// queue waits) cannot use room, so it reserves none: the queue below its share starts its group in
-// the room that is free. (Reserving kept a queue above its share holding a CPU that the queue
-// below its share waited for until the first queue's pods ended.)
-TEST(Enqueue, AGroupItsQueueHoldsBackReservesNothing) {
+// queue waits) cannot use room, so it keeps none in the cluster: the queue below its share starts
+// its group in the room that is free. (Reserving kept a queue above its share holding a CPU that
+// the queue below its share waited for until the first queue's pods ended.)
+TEST(Enqueue, AGroupItsQueueHoldsBackKeepsNoClusterRoom) {
   FakeCluster cluster;  // the default actions
   cluster.Add(MakeNode("n0").Cpu("4").Build());
   cluster.Add(MakeQueue("a"));
@@ -122,18 +137,7 @@ TEST(Enqueue, AGroupItsQueueHoldsBackReservesNothing) {
     cluster.Add(MakePodGroup(g).MinMember(1).Queue("a").Phase(PodGroupPhase::kRunning).Build());
     cluster.Add(MakePod(g + "-0").Group(g).Request("cpu", "1").OnNode("n0").Build());
   }
-  PodGroup held = MakePodGroup("a-held")
-                      .MinMember(1)
-                      .Queue("a")
-                      .Phase(PodGroupPhase::kInqueue)
-                      .Created(0)
-                      .Build();
-  held.status.conditions.push_back(Condition{"Unschedulable", "True", "QueueOverused",
-                                             "queue a is at its deserved share: cpu allocated 2 of "
-                                             "deserved 2, and other queues wait",
-                                             std::nullopt});
-  cluster.Add(held);
-  cluster.Add(MakePod("a-held-0").Group("a-held").Request("cpu", "1").Build());
+  AddHeldGroup(cluster, "1", "QueueOverused");
   cluster.Add(MakePodGroup("b0").MinMember(1).Queue("b").Phase(PodGroupPhase::kRunning).Build());
   cluster.Add(MakePod("b0-0").Group("b0").Request("cpu", "1").OnNode("n0").Build());
   cluster.Add(MakePodGroup("b-next").MinMember(1).Queue("b").Created(10).Build());
@@ -162,18 +166,7 @@ TEST(Enqueue, AGroupHeldAtItsCapabilityKeepsItsQueuesPlaceButNoClusterRoom) {
   cluster.Add(MakeQueue("b"));
   cluster.Add(MakePodGroup("a0").MinMember(1).Queue("a").Phase(PodGroupPhase::kRunning).Build());
   cluster.Add(MakePod("a0-0").Group("a0").Request("cpu", "2").OnNode("n0").Build());
-  PodGroup held = MakePodGroup("a-held")
-                      .MinMember(1)
-                      .Queue("a")
-                      .Phase(PodGroupPhase::kInqueue)
-                      .Created(0)
-                      .Build();
-  held.status.conditions.push_back(Condition{"Unschedulable", "True", "QueueCapability",
-                                             "queue a is at its capability: cpu allocated 2 + "
-                                             "requested 2 > 3",
-                                             std::nullopt});
-  cluster.Add(held);
-  cluster.Add(MakePod("a-held-0").Group("a-held").Request("cpu", "2").Build());
+  AddHeldGroup(cluster, "2", "QueueCapability");
   cluster.Add(MakePodGroup("a-small").MinMember(1).Queue("a").Created(10).Build());
   cluster.Add(MakePod("a-small-0").Group("a-small").Request("cpu", "1").Build());
   // 6 CPUs free: with a-held's 2 kept from the cluster, b's 5 would not fit.
