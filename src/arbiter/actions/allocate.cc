@@ -212,10 +212,11 @@ void AllocateAction::Execute(Session& session) {
     if (!Admitted(session.job_phase(j)) && !job.group_missing) continue;
     if (session.PendingTasks(j).empty()) continue;
     if (std::optional<JobVerdict> invalid = session.CheckJob(j)) {
-      // Pods of a group often arrive one by one: tell them only once the group had time to fill.
-      const bool tell_pods =
-          invalid->reason != JobReason::kNotEnoughPods || PodsSettled(session, j);
-      session.RecordJobUnschedulable(j, invalid->reason, std::move(invalid->message), tell_pods);
+      // Pods of a group often arrive one by one: the group is short of them only once it had
+      // time to fill (outcome.h, kPodsArrivalGrace).
+      if (invalid->reason != JobReason::kNotEnoughPods || PodsSettled(session, j)) {
+        session.RecordJobUnschedulable(j, invalid->reason, std::move(invalid->message));
+      }
       continue;
     }
     if (job.queue_index == kNoQueue) {

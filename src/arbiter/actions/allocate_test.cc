@@ -206,7 +206,7 @@ TEST(Allocate, TooFewPodsExplainsOrderedReady) {
   cluster.Add(MakePodGroup("web").MinMember(2).Build());
   cluster.Add(
       MakePod("web-0").Group("web").OwnedBy("StatefulSet", "web").Request("cpu", "1").Build());
-  cluster.RunSession();
+  for (int s = 0; s < 10; ++s) cluster.RunSession();  // the arrival grace (outcome.h)
   const Condition* c =
       FindCondition(cluster.group("default/web").status.conditions, "Unschedulable");
   ASSERT_NE(c, nullptr);

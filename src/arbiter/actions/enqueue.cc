@@ -34,10 +34,12 @@ void EnqueueAction::Execute(Session& session) {
         continue;
       }
       // Without minResources, what the group needs to start is known only once its minimum of
-      // pods exists; until then it is not admitted (pods hear why after the arrival grace).
+      // pods exists; until then it is not admitted, and says why once the arrival grace has
+      // passed (outcome.h: before it, nothing is wrong yet).
       if (job.min_resources.IsZero()) {
-        session.RecordJobUnschedulable(j, invalid->reason, std::move(invalid->message),
-                                       PodsSettled(session, j));
+        if (PodsSettled(session, j)) {
+          session.RecordJobUnschedulable(j, invalid->reason, std::move(invalid->message));
+        }
         continue;
       }
     }

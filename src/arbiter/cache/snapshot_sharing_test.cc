@@ -508,20 +508,21 @@ TEST(SnapshotSharingTest, GroupsGatheringTheirPodsAreSkippedUntilTheirPlaceMoves
     cache.UpsertPod(pod(g, 0));
   }
   const auto run = [&](int second) { return scheduler.Run(second); };
-  const SessionResult first = run(5);
+  // After the groups' arrival grace (outcome.h), when they are found short of pods.
+  const SessionResult first = run(15);
   ASSERT_EQ(first.group_updates.size(), static_cast<std::size_t>(kGroups));
   for (const PodGroupUpdate& u : first.group_updates) {
     ASSERT_TRUE(u.status.explanation.has_value()) << u.name;
     EXPECT_EQ(u.status.explanation->gate, "NotEnoughPods") << u.name;
   }
-  run(6);  // drafts the statuses just assumed, to no change
-  const SessionResult quiet = run(7);
+  run(16);  // drafts the statuses just assumed, to no change
+  const SessionResult quiet = run(17);
   EXPECT_TRUE(quiet.group_updates.empty());
   EXPECT_EQ(quiet.stats.group_drafts_skipped, kGroups);
 
   cache.UpsertPod(pod(0, 1));
   cache.UpsertPod(pod(0, 2));
-  const SessionResult moved = run(8);
+  const SessionResult moved = run(18);
   EXPECT_EQ(moved.binds.size(), 3U);
   std::map<std::string, std::int32_t> positions;
   for (const PodGroupUpdate& u : moved.group_updates) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "arbiter/framework/outcome.h"
 #include "arbiter/resource/resource_name.h"
 
 namespace arbiter::ctl {
@@ -258,6 +259,12 @@ std::string FormatExplanation(const std::string& what, const PodGroup& group, Cl
     if (unschedulable != nullptr) {
       out +=
           "Reason:     " + unschedulable->reason + "\nMessage:    " + unschedulable->message + "\n";
+    } else if (s.phase == PodGroupPhase::kPending &&
+               now - group.meta.creation_timestamp < kPodsArrivalGrace) {
+      // The scheduler says nothing of a group short of pods within the grace (outcome.h).
+      out += "No reason recorded yet: a group is given " +
+             std::to_string(kPodsArrivalGrace.count()) +
+             " s for its pods to arrive before it is found short of them.\n";
     } else {
       out += "Nothing holds it: the scheduler's last session recorded no reason for it to wait.\n";
     }

@@ -208,5 +208,17 @@ TEST(FormatExplanationTest, WithoutAnExplanationSaysWhatTheConditionSays) {
             std::string::npos);
 }
 
+// A group seconds old, not admitted and with no reason: its pods may still be arriving.
+TEST(FormatExplanationTest, AYoungPendingGroupWithoutAReasonIsStillGatheringItsPods) {
+  PodGroup g = Group("ml", "train", 3, "team");
+  g.meta.creation_timestamp = kNow - std::chrono::seconds(4);
+  EXPECT_NE(FormatExplanation("PodGroup ml/train", g, kNow)
+                .find("No reason recorded yet: a group is given 10 s for its pods to arrive"),
+            std::string::npos);
+  g.meta.creation_timestamp = kNow - std::chrono::seconds(11);
+  EXPECT_NE(FormatExplanation("PodGroup ml/train", g, kNow).find("Nothing holds it"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace arbiter::ctl

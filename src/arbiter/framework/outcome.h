@@ -16,11 +16,14 @@
 
 namespace arbiter {
 
-// How long a group's pods have to arrive before its pods hear that there are too few of them.
+// How long a group's pods have to arrive before it is found short of them. Before, a group short
+// of pods gets no verdict: its pods are usually created right after it, one by one, and saying
+// NotEnoughPods on the group to take it back a second later cost two status writes per group
+// of a burst (at the client's rate limit) and showed users a warning about nothing.
 inline constexpr std::chrono::seconds kPodsArrivalGrace{10};
 
-// Whether the job had the arrival grace to gather its pods: a group short of pods says so to its
-// pods only after it.
+// Whether the job had the arrival grace to gather its pods: a group short of pods says so, on
+// itself and to its pods, only after it.
 bool PodsSettled(const Session& session, JobIndex j);
 
 // What an admitted group still holds of its MinimumRequest for admission. kCluster: it is

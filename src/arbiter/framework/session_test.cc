@@ -419,6 +419,39 @@ TEST(PodGroupStatus, PodsOfAGroupWithTooFewPodsAreToldOnceTheGraceHasPassed) {
   EXPECT_THAT(r.unschedulable[0].message, HasSubstr("only 1 of minMember 2 pods exist"));
 }
 
+// A group seen before its pods is not found short of them during the arrival grace: a group
+// created in one go never shows (nor has written, and then taken back) an Unschedulable
+// condition; one whose pods do not come says NotEnoughPods once the grace has passed.
+TEST(PodGroupStatus, AGroupShortOfPodsSaysSoOnlyOnceTheGraceHasPassed) {
+  FakeCluster cluster;
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakePodGroup("whole").MinMember(2).Build());
+  cluster.Add(MakePodGroup("short").MinMember(2).Build());
+  cluster.Add(MakePod("short-0").Group("short").Request("cpu", "1").Build());
+  cluster.RunSession();
+  cluster.Add(MakePod("whole-0").Group("whole").Request("cpu", "1").Build());
+  SessionResult r = cluster.RunSession();
+  EXPECT_TRUE(r.unschedulable.empty());
+  for (const char* g : {"default/whole", "default/short"}) {
+    EXPECT_EQ(FindCondition(cluster.group(g).status.conditions, "Unschedulable"), nullptr) << g;
+  }
+  cluster.Add(MakePod("whole-1").Group("whole").Request("cpu", "1").Build());
+  r = cluster.RunSession();
+  EXPECT_EQ(r.binds.size(), 2U);
+  EXPECT_EQ(FindCondition(cluster.group("default/whole").status.conditions, "Unschedulable"),
+            nullptr);
+  EXPECT_EQ(FindCondition(cluster.group("default/short").status.conditions, "Unschedulable"),
+            nullptr);
+  for (int s = 0; s < 10; ++s) cluster.RunSession();  // past the 10 s grace
+  const Condition* c =
+      FindCondition(cluster.group("default/short").status.conditions, "Unschedulable");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, "True");
+  EXPECT_EQ(c->reason, "NotEnoughPods");
+  EXPECT_EQ(FindCondition(cluster.group("default/whole").status.conditions, "Unschedulable"),
+            nullptr);
+}
+
 // A finished gang stays finished when its pods are cleaned up afterwards (a Job's
 // ttlSecondsAfterFinished, `kubectl delete pod`): Completed is a final phase. Were it to go back
 // to Inqueue, enqueue would reserve its minResources for ever (enqueue.h: groups admitted but not

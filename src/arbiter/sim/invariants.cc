@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "arbiter/cache/snapshot.h"
+#include "arbiter/framework/outcome.h"
 #include "arbiter/model/placement_rules.h"
 
 namespace arbiter::sim {
@@ -204,7 +205,7 @@ class Checker {
           cluster_.Assumed(uid)) {
         continue;
       }
-      if (verdicts.contains(uid) || GroupSaysWhy(pod)) continue;
+      if (verdicts.contains(uid) || GroupSaysWhy(pod) || GroupGathering(pod)) continue;
       if (reported_jobs.contains(JobKeyOf(pod))) {
         Fail(Invariant::kOwnVerdict, "pod " + pod.meta.Key() +
                                          " is pending with no FailedScheduling verdict, though "
@@ -214,6 +215,35 @@ class Checker {
              "pod " + pod.meta.Key() + " is pending with no FailedScheduling verdict");
       }
     }
+  }
+
+  // Whether the pod's PodGroup is short of pods within its arrival grace, when it is not yet
+  // told why (framework/outcome.h, kPodsArrivalGrace): fewer of its pods exist, not finished
+  // badly nor being deleted, than its minMember or one of its minTaskMember.
+  bool GroupGathering(const Pod& pod) const {
+    const std::string group = PodGroupNameOf(pod);
+    if (group.empty()) return false;
+    auto it = cluster_.groups().find(pod.meta.namespace_name + "/" + group);
+    if (it == cluster_.groups().end()) return false;
+    const PodGroup& g = it->second;
+    if (cluster_.now() - g.meta.creation_timestamp >= kPodsArrivalGrace) return false;
+    std::int32_t all = 0;
+    std::map<std::string, std::int32_t> by_task;
+    for (const auto& [uid, other] : cluster_.pods()) {
+      if (other.meta.namespace_name != pod.meta.namespace_name || PodGroupNameOf(other) != group ||
+          other.meta.deletion_timestamp.has_value() || other.status.phase == PodPhase::kFailed) {
+        continue;
+      }
+      ++all;
+      auto task = other.meta.labels.find(std::string(kTaskLabel));
+      ++by_task[task == other.meta.labels.end() ? "" : task->second];
+    }
+    if (all < g.spec.min_member) return true;
+    for (const auto& [task, task_min] : g.spec.min_task_member) {
+      auto t = by_task.find(task);
+      if ((t == by_task.end() ? 0 : t->second) < task_min) return true;
+    }
+    return false;
   }
 
   // A pod as the gang plugin counts it, now that the session is applied: on a node (bound, or
