@@ -373,6 +373,12 @@ def other_cores(phase):
     return round(other / window, 2) if other is not None and window else None
 
 
+def api_write_count(phase):
+    """Requests the scheduler sent that were not GETs (see run.sh api_writes); None if unknown."""
+    writes = phase.get("api_writes")
+    return sum(writes.values()) if isinstance(writes, dict) else None
+
+
 def report(args):
     phases = []
     for path in args.phases:
@@ -386,7 +392,7 @@ def report(args):
         p["pods_per_s_vs_null"] = round(rate / null_rate, 3) if rate and null_rate else None
         p["cpu_vs_kube_scheduler"] = round(cpu / kube_cpu, 3) if cpu and kube_cpu else None
     header = ("phase", "pods", "pods/s", "p50 ms", "p99 ms", "vs null", "CPU s/1000", "vs kube",
-              "others", "sessions")
+              "others", "sessions", "writes")
     rows = []
     for p in phases:
         lat = p.get("latency_ms", {})
@@ -396,7 +402,7 @@ def report(args):
                      fmt(lat.get("p50"), ".0f"), fmt(lat.get("p99"), ".0f"),
                      fmt(p["pods_per_s_vs_null"], ".2f"), fmt(p.get("cpu_s_per_1000_pods"), ".2f"),
                      fmt(p["cpu_vs_kube_scheduler"], ".2f"), fmt(other_cores(p), ".2f"),
-                     fmt(p.get("sessions"), "d")))
+                     fmt(p.get("sessions"), "d"), fmt(api_write_count(p), "d")))
     widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
     for r in [header] + rows:
         print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)

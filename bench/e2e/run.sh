@@ -261,12 +261,32 @@ EOF
       # A variant's flags, split on blanks as a shell would split them unquoted.
       [[ $phase == arbiter || $phase == arbiter-gang ]] || read -ra extra <<<"${variants[${phase%-arbiter*}]}"
       [[ $phase == base-arbiter* && -n $base_bin_dir ]] && dir=$base_bin_dir
+      metrics_port=$(free_port)
       "$dir/arbiter-scheduler" --kubeconfig "$KUBECONFIG" --scheduler-name "$scheduler" \
         --kube-api-qps "$qps" --kube-api-burst "$burst" --period 1s -v 2 "${extra[@]}" \
-        </dev/null >"$logs/$phase.log" 2>&1 &
+        --metrics-bind-address "127.0.0.1:$metrics_port" </dev/null >"$logs/$phase.log" 2>&1 &
       ;;
   esac
   sched_pid=$!
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# api_writes: the requests that changed something (every verb but GET) that the running
+# arbiter-scheduler sent since it started, the canary's included, by verb as a JSON object
+# (binds and events are POSTs, status and event-series writes PATCH or PUT); null if its
+# /metrics did not answer.
+api_writes() {
+  curl -sf --max-time 5 "http://127.0.0.1:$metrics_port/metrics" | awk '
+    /^arbiter_api_requests_total\{/ && !/verb="GET"/ {
+      match($0, /verb="[A-Z]+"/); verb = substr($0, RSTART + 6, RLENGTH - 7); n[verb] += $NF
+    }
+    END {
+      out = ""; for (v in n) out = out (out == "" ? "" : ",") "\"" v "\":" n[v]
+      print "{" out "}"
+    }' || echo null
 }
 
 sched_alive() { kill -0 "$sched_pid" 2>/dev/null || die "the scheduler exited; its log is in $logs"; }
@@ -366,6 +386,8 @@ run_phase() {
   t1=$(now_ms) s1=$(proc_ticks "$sched_pid") m1=$(machine_ticks)
   mapfile -t c1 < <(component_ticks)
   s_total=$s1
+  local writes=null
+  [[ $phase == *arbiter* ]] && writes=$(api_writes)
   stop_pid "$sched_pid"
   sched_pid=""
   # Arbiter logs a line per session at -v 2 (the canary's included): how many the phase took.
@@ -379,7 +401,7 @@ run_phase() {
     --window "$window" \
     --set "phase=\"$phase\"" --set "scheduler_name=\"$scheduler\"" --set "namespace=\"$ns\"" \
     --set "pods=$n" --set "gangs=$((group_size > 0 ? gangs : 0))" --set "gang_size=$group_size" \
-    --set "ok=$ok" --set "creator=$created" --set "sessions=$sessions" \
+    --set "ok=$ok" --set "creator=$created" --set "sessions=$sessions" --set "api_writes=$writes" \
     --set "cpu_s=$(seconds $((s1 - s0)))" --set "cpu_s_total=$(seconds "$s_total")" \
     --set "apiserver_cpu_s=$(seconds $((c1[0] - c0[0])))" \
     --set "etcd_cpu_s=$(seconds $((c1[1] - c0[1])))" --set "kwok_cpu_s=$(seconds $((c1[2] - c0[2])))" \
