@@ -17,13 +17,19 @@
   bench.py podgroups --ns NS --count K --min-member M [--upstream] [--threads T]
       Creates PodGroups g-0..g-(K-1) with spec.minMember M (arbiter.dev/v1alpha1), or with
       --upstream scheduling.k8s.io/v1alpha2 PodGroups with a gang policy of minCount M.
-  bench.py delete   --ns NS [--podgroups]
+  bench.py jobs     --ns NS --count K --size M --scheduler NAME --queue LQ [--threads T]
+      Creates K suspended batch/v1 Jobs j-0..j-(K-1) of M pods each (parallelism = completions =
+      M, the pods as `create` makes them), in Kueue's LocalQueue LQ (label
+      kueue.x-k8s.io/queue-name): Kueue admits each whole and unsuspends it, and the Job
+      controller creates its pods. Suspended at creation, as Kueue's webhook would make them.
+  bench.py delete   --ns NS [--podgroups] [--jobs]
       Deletes every pod (grace period 0) of NS with one DELETE of the collection (and both kinds
-      of PodGroups).
+      of PodGroups; with --jobs first the Jobs and Kueue's Workloads).
   bench.py count    --ns NS
       Prints the number of pods in NS.
   bench.py summarize --events FILE --out FILE [--set KEY=VALUE...]
-      Computes a phase's figures from a `record` file (plus the key/values the script measured).
+      Computes a phase's figures from a `record` file (plus the key/values the script measured);
+      with `submit_ms` and `gangs` set, also jobs/s from the first submission to the last bind.
   bench.py report   --json OUT PHASE.json...
       Prints the table of every phase and writes all of them as one JSON document.
 
@@ -262,17 +268,50 @@ def podgroups(args):
     return 0 if not results["errors"] else 1
 
 
+def jobs(args):
+    template = json.loads(json.dumps(POD))
+    template["spec"]["schedulerName"] = args.scheduler
+    template["spec"]["restartPolicy"] = "Never"
+    del template["apiVersion"], template["kind"]
+    template["metadata"] = {"labels": {"app": "bench"}}
+    path = f"/apis/batch/v1/namespaces/{args.ns}/jobs"
+
+    def request(i):
+        return "POST", path, json.dumps({
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": f"j-{i}", "labels": {"kueue.x-k8s.io/queue-name": args.queue}},
+            "spec": {"suspend": True, "parallelism": args.size, "completions": args.size,
+                     "backoffLimit": 0, "template": template}})
+
+    results = run_parallel(args.count, args.threads, request)
+    print(json.dumps({"created": results["ok"], "errors": len(results["errors"]),
+                      "seconds": round(results["seconds"], 3), "cpu_s": round(cpu_seconds(), 3),
+                      "jobs_per_s": round(results["ok"] / max(results["seconds"], 1e-9), 1)}))
+    for error in results["errors"][:5]:
+        print("jobs: " + error, file=sys.stderr)
+    return 0 if not results["errors"] else 1
+
+
 def delete(args):
     api = Api(timeout=300)
     body = json.dumps({"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0})
-    paths = [f"/api/v1/namespaces/{args.ns}/pods"]
+    paths = []
+    if args.jobs:  # first, so that the Job controller does not create the pods again
+        paths.append(f"/apis/batch/v1/namespaces/{args.ns}/jobs")
+        paths.append(f"/apis/kueue.x-k8s.io/v1beta2/namespaces/{args.ns}/workloads")
+    paths.append(f"/api/v1/namespaces/{args.ns}/pods")
     if args.podgroups:
         paths.append(f"/apis/arbiter.dev/v1alpha1/namespaces/{args.ns}/podgroups")
         paths.append(UPSTREAM_PODGROUPS.format(ns=args.ns))
     for path in paths:
-        status, data = api.call("DELETE", path, body)
-        if status == 404 and "scheduling.k8s.io" in path:
-            continue  # the API server does not serve upstream PodGroups
+        if "/jobs" in path:
+            body_of = json.dumps({"kind": "DeleteOptions", "apiVersion": "v1",
+                                  "gracePeriodSeconds": 0, "propagationPolicy": "Background"})
+        else:
+            body_of = body
+        status, data = api.call("DELETE", path, body_of)
+        if status == 404 and ("scheduling.k8s.io" in path or "kueue" in path):
+            continue  # the API server does not serve upstream PodGroups, or Kueue's CRDs
         if status != 200:
             sys.exit(f"delete: {path}: HTTP {status}: {data[:300]!r}")
     return 0
@@ -340,6 +379,13 @@ def summarize(args):
         except json.JSONDecodeError:
             pass
         result[key] = value
+    # Jobs per second, from the first job's submission (a PodGroup, or a Kueue Job) until all
+    # their pods are bound, as the recorder saw them (its clock and the script's are both the
+    # wall clock of this machine).
+    submit, gangs = result.get("submit_ms"), result.get("gangs")
+    if submit and gangs and bound and len(bound) == result.get("pods"):
+        jobs_window = (max(bound.values()) - submit) / 1000
+        result["jobs_per_s"] = round(gangs / jobs_window, 1) if jobs_window > 0 else None
     result["recorder_cpu_s"] = recorder_cpu
     result["recorder_watch_resumed"] = resumed
     if result.get("cpu_s") is not None and bound:
@@ -349,6 +395,7 @@ def summarize(args):
     parts = [result.get(k) for k in ("machine_busy_s", "cpu_s", "apiserver_cpu_s", "etcd_cpu_s",
                                       "kwok_cpu_s")]
     if None not in parts:
+        parts.append(result.get("kcm_cpu_s") or 0)  # kube-controller-manager, when it runs
         # The recorder's CPU within the window; the creator's, unless it ran before the window.
         tools = (recorder_cpu or 0) - result.get("recorder_cpu_before_s", 0)
         if args.window == "first-create":
@@ -392,7 +439,7 @@ def report(args):
         p["pods_per_s_vs_null"] = round(rate / null_rate, 3) if rate and null_rate else None
         p["cpu_vs_kube_scheduler"] = round(cpu / kube_cpu, 3) if cpu and kube_cpu else None
     header = ("phase", "pods", "pods/s", "p50 ms", "p99 ms", "vs null", "CPU s/1000", "vs kube",
-              "others", "sessions", "writes")
+              "others", "sessions", "writes", "jobs/s")
     rows = []
     for p in phases:
         lat = p.get("latency_ms", {})
@@ -402,7 +449,8 @@ def report(args):
                      fmt(lat.get("p50"), ".0f"), fmt(lat.get("p99"), ".0f"),
                      fmt(p["pods_per_s_vs_null"], ".2f"), fmt(p.get("cpu_s_per_1000_pods"), ".2f"),
                      fmt(p["cpu_vs_kube_scheduler"], ".2f"), fmt(other_cores(p), ".2f"),
-                     fmt(p.get("sessions"), "d"), fmt(api_write_count(p), "d")))
+                     fmt(p.get("sessions"), "d"), fmt(api_write_count(p), "d"),
+                     fmt(p.get("jobs_per_s"), ".1f")))
     widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
     for r in [header] + rows:
         print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
@@ -439,9 +487,17 @@ def main():
     p.add_argument("--min-member", type=int, required=True)
     p.add_argument("--upstream", action="store_true")
     p.add_argument("--threads", type=int, default=4)
+    p = sub.add_parser("jobs")
+    p.add_argument("--ns", required=True)
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--size", type=int, required=True)
+    p.add_argument("--scheduler", required=True)
+    p.add_argument("--queue", required=True)
+    p.add_argument("--threads", type=int, default=4)
     p = sub.add_parser("delete")
     p.add_argument("--ns", required=True)
     p.add_argument("--podgroups", action="store_true")
+    p.add_argument("--jobs", action="store_true")
     p = sub.add_parser("count")
     p.add_argument("--ns", required=True)
     p = sub.add_parser("summarize")
@@ -455,8 +511,9 @@ def main():
     p.add_argument("--run", help="JSON object describing the run")
     p.add_argument("phases", nargs="+")
     args = parser.parse_args()
-    return {"record": record, "create": create, "podgroups": podgroups, "delete": delete,
-            "count": count, "summarize": summarize, "report": report}[args.command](args)
+    return {"record": record, "create": create, "podgroups": podgroups, "jobs": jobs,
+            "delete": delete, "count": count, "summarize": summarize,
+            "report": report}[args.command](args)
 
 
 if __name__ == "__main__":

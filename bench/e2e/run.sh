@@ -25,7 +25,12 @@ Options:
                      null-binder,kube-scheduler,kube-scheduler-gang,arbiter,arbiter-gang
                      (kube-scheduler-gang: upstream's alpha gang scheduling, the
                      GenericWorkload and GangScheduling feature gates and
-                     scheduling.k8s.io/v1alpha2 PodGroups, on the same gangs)
+                     scheduling.k8s.io/v1alpha2 PodGroups, on the same gangs);
+                     kueue-gang, only when listed: Kueue (sigs.k8s.io/kueue, built by
+                     hack/cluster/build-ecosystem.sh) admits --gangs suspended batch/v1
+                     Jobs of --gang-size pods by quota and kube-scheduler binds their
+                     pods (the cluster then also runs kube-controller-manager, for the
+                     Job controller)
   --json FILE        results (default: _output/bench/e2e-<UTC date>.json; logs beside it in
                      _output/bench/e2e-<UTC date>/)
   --bin-dir DIR      where arbiter-scheduler and null-binder are
@@ -107,7 +112,7 @@ IFS=, read -ra requested <<<"$phases"
 phase_list=()
 for phase in "${requested[@]}"; do
   case $phase in
-    null-binder | kube-scheduler | kube-scheduler-gang | arbiter | arbiter-gang) ;;
+    null-binder | kube-scheduler | kube-scheduler-gang | arbiter | arbiter-gang | kueue-gang) ;;
     *) echo "error: unknown phase $phase" >&2; exit 2 ;;
   esac
   phase_list+=("$phase")
@@ -171,7 +176,7 @@ seconds() { printf '%d.%02d' $(($1 / HZ)) $(($1 % HZ * 100 / HZ)); }  # ticks ->
 
 # ---------------------------------------------------------------------------------------------
 # Teardown: whatever of ours runs, then the cluster.
-sched_pid="" recorder_pid="" cluster_started=0
+sched_pid="" recorder_pid="" cluster_started=0 kueue_pid="" made_etc_kueue=0
 stop_pid() {  # stop_pid PID: SIGTERM, up to 15 s, then SIGKILL
   local pid=$1 deadline
   kill -TERM "$pid" 2>/dev/null || return 0
@@ -186,6 +191,8 @@ teardown() {
   trap - EXIT INT TERM
   [[ -n $recorder_pid ]] && stop_pid "$recorder_pid"
   [[ -n $sched_pid ]] && stop_pid "$sched_pid"
+  [[ -n $kueue_pid ]] && stop_pid "$kueue_pid"
+  ((made_etc_kueue)) && rm -rf /etc/kueue
   if ((cluster_started)); then
     # The control plane's logs go with the results (down.sh removes the cluster's directory).
     if [[ -n ${CLUSTER_DIR:-} ]] && mkdir -p "$logs/cluster"; then
@@ -202,12 +209,20 @@ trap 'exit 143' TERM
 
 # ---------------------------------------------------------------------------------------------
 # The cluster.
+kueue_dir="" cluster_extra=()
+if [[ " ${phase_list[*]} " == *" kueue-gang "* ]]; then
+  log "building Kueue (hack/cluster/build-ecosystem.sh kueue; cached after the first time)"
+  kueue_dir=$("$ROOT/hack/cluster/build-ecosystem.sh" kueue 2>"$logs/build-kueue.log") ||
+    { tail -n 30 "$logs/build-kueue.log" >&2; die "building Kueue failed"; }
+  cluster_extra=(--with-controller-manager)
+fi
 log "starting cluster $name: $nodes nodes; logs and per-phase results in $logs"
 cluster_started=1
 out=$("$ROOT/hack/cluster/up.sh" --name "$name" --nodes "$nodes" --node-cpu 4 --node-memory 32Gi \
   --node-pods 110 --node-lease-seconds 0 --timeout $((120 + nodes / 20)) \
   --apiserver-arg=--runtime-config=scheduling.k8s.io/v1alpha2=true \
-  --apiserver-arg=--feature-gates=GenericWorkload=true 2>"$logs/up.log") ||
+  --apiserver-arg=--feature-gates=GenericWorkload=true ${cluster_extra[@]+"${cluster_extra[@]}"} \
+  2>"$logs/up.log") ||
   { tail -n 30 "$logs/up.log" >&2; die "hack/cluster/up.sh failed"; }
 export KUBECONFIG="${out##*export KUBECONFIG=}"
 export ARBITER_CLUSTER_ENV="${KUBECONFIG%/*}/cluster.env"
@@ -217,8 +232,16 @@ k apply -f "$ROOT/deploy/crds/" >/dev/null
 k wait --for condition=Established --timeout=60s \
   crd/podgroups.arbiter.dev crd/queues.arbiter.dev >/dev/null
 k create namespace bench-canary >/dev/null
-# The control plane's processes, whose CPU time each phase reports too.
+if [[ -n $kueue_dir ]]; then
+  k apply --server-side -f "$kueue_dir/crds/" >/dev/null
+  k wait --for condition=Established --timeout=60s crd/clusterqueues.kueue.x-k8s.io \
+    crd/localqueues.kueue.x-k8s.io crd/workloads.kueue.x-k8s.io \
+    crd/resourceflavors.kueue.x-k8s.io >/dev/null
+fi
+# The control plane's processes, whose CPU time each phase reports too (kube-controller-manager
+# with Kueue: the Job controller creates the pods).
 components=(kube-apiserver etcd kwok)
+[[ -n $kueue_dir ]] && components+=(kube-controller-manager)
 component_pids=()
 for component in "${components[@]}"; do component_pids+=("$(<"$CLUSTER_DIR/$component.pid")"); done
 component_ticks() {  # one number per component, in the order of $components
@@ -236,7 +259,7 @@ start_scheduler() {
         --kube-api-qps "$qps" --kube-api-burst "$burst" --workers "$workers" \
         </dev/null >"$logs/$phase.log" 2>&1 &
       ;;
-    kube-scheduler | kube-scheduler-gang)
+    kube-scheduler | kube-scheduler-gang | kueue-gang)
       local gates=()
       [[ $phase == kube-scheduler-gang ]] &&
         gates=("--feature-gates=GenericWorkload=true,GangScheduling=true")
@@ -255,6 +278,9 @@ EOF
       "$ROOT/_output/bin/kube-scheduler" --config="$logs/$phase.yaml" "${gates[@]}" \
         --authentication-kubeconfig="$KUBECONFIG" --authorization-kubeconfig="$KUBECONFIG" \
         --secure-port=0 --v=1 </dev/null >"$logs/$phase.log" 2>&1 &
+      sched_pid=$!
+      [[ $phase == kueue-gang ]] && start_kueue "$phase"
+      return 0
       ;;
     arbiter | arbiter-gang | *-arbiter | *-arbiter-gang)
       local extra=() dir=$bin_dir
@@ -268,6 +294,81 @@ EOF
       ;;
   esac
   sched_pid=$!
+}
+
+# start_kueue PHASE: Kueue's manager, without its webhooks (the API server cannot reach it: the
+# Jobs are created suspended, as its webhook would make them), with the schedulers' client
+# QPS/burst, and a ClusterQueue whose quota admits every Job; sets kueue_pid, log
+# $logs/PHASE.kueue.log. As tests/e2e/ecosystem_kueue_test.sh: its webhook and metrics servers
+# still need a serving certificate, and v0.17 reads the metrics one from /etc/kueue/metrics/certs
+# (made here, as root, and removed at exit unless it was there before).
+start_kueue() {
+  local phase=$1 certs="$logs/kueue-certs" ports
+  mkdir -p "$certs"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=kueue-webhook" \
+    -keyout "$certs/tls.key" -out "$certs/tls.crt" 2>/dev/null || die "openssl failed"
+  if [[ ! -e /etc/kueue ]]; then
+    mkdir -p /etc/kueue/metrics/certs || die "cannot create /etc/kueue/metrics/certs (run as root)"
+    made_etc_kueue=1
+    cp "$certs/tls.crt" "$certs/tls.key" /etc/kueue/metrics/certs/
+  fi
+  read -ra ports < <(python3 -c '
+import socket
+socks = [socket.socket() for _ in range(3)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])')
+  k create namespace kueue-system >/dev/null 2>&1 || true
+  cat >"$logs/$phase.kueue.yaml" <<EOF
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+namespace: kueue-system
+manageJobsWithoutQueueName: false
+internalCertManagement: {enable: false}
+leaderElection: {leaderElect: false}
+clientConnection: {qps: $qps, burst: $burst}
+metrics: {bindAddress: "127.0.0.1:${ports[0]}"}
+health: {healthProbeBindAddress: "127.0.0.1:${ports[1]}"}
+webhook: {port: ${ports[2]}, host: 127.0.0.1, certDir: $certs}
+integrations: {frameworks: [batch/job]}
+featureGates: {VisibilityOnDemand: false}
+EOF
+  "$kueue_dir/bin/kueue" --config "$logs/$phase.kueue.yaml" </dev/null >"$logs/$phase.kueue.log" 2>&1 &
+  kueue_pid=$!
+  k apply -f - >/dev/null <<EOF
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: bench-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: bench-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+    - coveredResources: [cpu, memory]
+      flavors:
+        - name: bench-flavor
+          resources:
+            - {name: cpu, nominalQuota: "$((nodes * 4))"}
+            - {name: memory, nominalQuota: "$((nodes * 32))Gi"}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: bench-lq, namespace: bench-$phase}
+spec: {clusterQueue: bench-cq}
+EOF
+  wait_for "Kueue's ClusterQueue active" 120 cq_active
+}
+cq_active() {
+  [[ $(k get clusterqueue bench-cq -o jsonpath='{.status.conditions[?(@.type=="Active")].status}') == True ]]
+}
+
+# The CPU of the phase's scheduler: with Kueue, kube-scheduler's and Kueue's together.
+sched_ticks() {
+  local ticks
+  ticks=$(proc_ticks "$sched_pid")
+  [[ -n $kueue_pid ]] && ticks=$((ticks + $(proc_ticks "$kueue_pid")))
+  echo "$ticks"
 }
 
 free_port() {
@@ -310,11 +411,11 @@ canary() {
 # the work a phase left behind (events, status writes) is counted in its CPU time.
 quiesce() {
   local deadline=$(($(now_ms) + 15000)) before after
-  after=$(proc_ticks "$sched_pid")
+  after=$(sched_ticks)
   while (($(now_ms) < deadline)); do
     before=$after
     sleep 0.5
-    after=$(proc_ticks "$sched_pid")
+    after=$(sched_ticks)
     ((after - before < 2 * HZ / 100)) && return 0
   done
   log "the scheduler was still busy 15 s after the last bind"
@@ -344,18 +445,24 @@ run_phase() {
   recorder_pid=$!
   wait_for "the recorder's watch" 30 test -f "$logs/$phase.ready"
 
-  local t0 s0=0 m0 r0 t1 s1 m1 s_total c0 c1 created
-  ((precreate)) || { t0=$(now_ms) s0=$(proc_ticks "$sched_pid") m0=$(machine_ticks); }
+  local t0 s0=0 m0 r0 t1 s1 m1 s_total c0 c1 created submit_ms
+  ((precreate)) || { t0=$(now_ms) s0=$(sched_ticks) m0=$(machine_ticks); }
   ((precreate)) || { r0=$(proc_ticks "$recorder_pid"); mapfile -t c0 < <(component_ticks); }
-  if ((group_size > 0)); then
-    bench podgroups --ns "$ns" --count "$gangs" --min-member "$gang_size" --threads "$creators" \
-      "${upstream[@]}" || die "creating the PodGroups failed"
+  submit_ms=$(now_ms)
+  if [[ $phase == kueue-gang ]]; then
+    created=$(bench jobs --ns "$ns" --count "$gangs" --size "$gang_size" --scheduler "$scheduler" \
+      --queue bench-lq --threads "$creators") || die "creating the Jobs failed: $created"
+  else
+    if ((group_size > 0)); then
+      bench podgroups --ns "$ns" --count "$gangs" --min-member "$gang_size" --threads "$creators" \
+        "${upstream[@]}" || die "creating the PodGroups failed"
+    fi
+    local groups_of=()
+    ((${#upstream[@]})) && groups_of=(--upstream-groups)
+    created=$(bench create --ns "$ns" --count "$n" --scheduler "$scheduler" \
+      --group-size "$group_size" --threads "$creators" "${groups_of[@]}") ||
+      die "creating the pods failed: $created"
   fi
-  local groups_of=()
-  ((${#upstream[@]})) && groups_of=(--upstream-groups)
-  created=$(bench create --ns "$ns" --count "$n" --scheduler "$scheduler" \
-    --group-size "$group_size" --threads "$creators" "${groups_of[@]}") ||
-    die "creating the pods failed: $created"
   # An API server without the GenericWorkload gate would drop the field silently, and the phase
   # would measure pods scheduled one by one.
   if ((${#upstream[@]})); then
@@ -364,7 +471,7 @@ run_phase() {
   fi
   log "phase $phase: created: $created"
   if ((precreate)); then  # the backlog is there: now the scheduler, from its first instruction
-    t0=$(now_ms) m0=$(machine_ticks) r0=$(proc_ticks "$recorder_pid")
+    t0=$(now_ms) m0=$(machine_ticks) r0=$(proc_ticks "$recorder_pid") submit_ms=$t0
     mapfile -t c0 < <(component_ticks)
     start_scheduler "$phase" "$scheduler"
   fi
@@ -383,13 +490,21 @@ run_phase() {
   local bound_at
   bound_at=$(now_ms)
   quiesce
-  t1=$(now_ms) s1=$(proc_ticks "$sched_pid") m1=$(machine_ticks)
+  t1=$(now_ms) s1=$(sched_ticks) m1=$(machine_ticks)
   mapfile -t c1 < <(component_ticks)
   s_total=$s1
   local writes=null
   [[ $phase == *arbiter* ]] && writes=$(api_writes)
   stop_pid "$sched_pid"
   sched_pid=""
+  local kueue_cpu=null
+  if [[ -n $kueue_pid ]]; then
+    kueue_cpu=$(seconds "$(proc_ticks "$kueue_pid")")
+    stop_pid "$kueue_pid"
+    kueue_pid=""
+  fi
+  local kcm_cpu=null
+  ((${#c1[@]} > 3)) && kcm_cpu=$(seconds $((c1[3] - c0[3])))
   # Arbiter logs a line per session at -v 2 (the canary's included): how many the phase took.
   local sessions=null
   [[ $phase == *arbiter* ]] && sessions=$(grep -c ' session n=' "$logs/$phase.log" || true)
@@ -403,7 +518,8 @@ run_phase() {
     --set "pods=$n" --set "gangs=$((group_size > 0 ? gangs : 0))" --set "gang_size=$group_size" \
     --set "ok=$ok" --set "creator=$created" --set "sessions=$sessions" --set "api_writes=$writes" \
     --set "cpu_s=$(seconds $((s1 - s0)))" --set "cpu_s_total=$(seconds "$s_total")" \
-    --set "apiserver_cpu_s=$(seconds $((c1[0] - c0[0])))" \
+    --set "apiserver_cpu_s=$(seconds $((c1[0] - c0[0])))" --set "submit_ms=$submit_ms" \
+    --set "kueue_cpu_s=$kueue_cpu" --set "kcm_cpu_s=$kcm_cpu" \
     --set "etcd_cpu_s=$(seconds $((c1[1] - c0[1])))" --set "kwok_cpu_s=$(seconds $((c1[2] - c0[2])))" \
     --set "machine_busy_s=$(seconds $((m1 - m0)))" --set "recorder_cpu_before_s=$(seconds "$r0")" \
     --set "cpu_window_s=$(((t1 - t0) / 1000)).$(printf %03d $(((t1 - t0) % 1000)))" \
@@ -413,6 +529,7 @@ run_phase() {
 
   local delete=(--ns "$ns")
   ((group_size > 0)) && delete+=(--podgroups)
+  [[ $phase == kueue-gang ]] && delete+=(--jobs)
   bench delete "${delete[@]}" || die "deleting the pods of $ns failed"
   wait_for "the pods of $ns deleted" 300 no_pods "$ns"
 }
