@@ -255,7 +255,12 @@ std::optional<GangReservationStatus> ReservationStatus(const Session& session, J
 }  // namespace
 
 bool PodsSettled(const Session& session, JobIndex j) {
-  return session.now() - session.job(j).creation >= kPodsArrivalGrace;
+  const JobInfo& job = session.job(j);
+  Clock::WallTime newest = job.creation;
+  for (TaskIndex t : job.tasks) {
+    newest = std::max(newest, session.task(t).pod->meta.creation_timestamp);
+  }
+  return session.now() - newest >= kPodsArrivalGrace;
 }
 
 ReservationHold HoldsReservation(const Session& session, JobIndex j) {

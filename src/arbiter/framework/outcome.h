@@ -16,14 +16,15 @@
 
 namespace arbiter {
 
-// How long a group's pods have to arrive before it is found short of them. Before, a group short
-// of pods gets no verdict: its pods are usually created right after it, one by one, and saying
-// NotEnoughPods on the group to take it back a second later cost two status writes per group
-// of a burst (at the client's rate limit) and showed users a warning about nothing.
+// How long a group short of pods waits for the next of them before it is found short. Until
+// then it gets no verdict: its pods are usually created after it, one by one (all of a gang of
+// 100 take seconds), and saying NotEnoughPods on the group and its pods as each arrives, to take
+// it back when the last came, cost a status write per group and an event per pod each time the
+// count moved, and showed users a warning about nothing.
 inline constexpr std::chrono::seconds kPodsArrivalGrace{10};
 
-// Whether the job had the arrival grace to gather its pods: a group short of pods says so, on
-// itself and to its pods, only after it.
+// Whether the job's pods stopped arriving: the grace has passed since the group was created and
+// since its newest pod was. A group short of pods says so, on itself and to its pods, only then.
 bool PodsSettled(const Session& session, JobIndex j);
 
 // What an admitted group still holds of its MinimumRequest for admission. kCluster: it is

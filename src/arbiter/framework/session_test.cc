@@ -452,6 +452,46 @@ TEST(PodGroupStatus, AGroupShortOfPodsSaysSoOnlyOnceTheGraceHasPassed) {
             nullptr);
 }
 
+// The grace runs from the group's newest pod too: a group made long before its pods (by a
+// controller that creates the group first, or a benchmark) says it has none, but is not found
+// short of them while they are arriving, one every few seconds; once they stop coming short, it
+// says so again, and its pods hear it.
+TEST(PodGroupStatus, AGroupWhosePodsStillArriveIsNotFoundShortOfThem) {
+  FakeCluster cluster;
+  cluster.Add(MakeNode("n0").Cpu("8").Build());
+  cluster.Add(MakePodGroup("g").MinMember(4).Build());
+  for (int s = 0; s < 20; ++s) cluster.RunSession();  // 20 s: the group alone, short of all
+  const Condition* alone =
+      FindCondition(cluster.group("default/g").status.conditions, "Unschedulable");
+  ASSERT_NE(alone, nullptr);
+  EXPECT_EQ(alone->status, "True");
+  EXPECT_EQ(alone->reason, "NotEnoughPods");
+  SessionResult r;
+  for (int i = 0; i < 3; ++i) {
+    cluster.Add(
+        MakePod("g-" + std::to_string(i))
+            .Group("g")
+            .Request("cpu", "1")
+            .Created(std::chrono::duration_cast<std::chrono::seconds>(cluster.now() - TestEpoch())
+                         .count())
+            .Build());
+    for (int s = 0; s < 5; ++s) {
+      r = cluster.RunSession();
+      EXPECT_TRUE(r.unschedulable.empty()) << "pod " << i << ", second " << s;
+    }
+  }
+  const Condition* arriving =
+      FindCondition(cluster.group("default/g").status.conditions, "Unschedulable");
+  ASSERT_NE(arriving, nullptr);
+  EXPECT_EQ(arriving->status, "False");                  // its pods are coming
+  for (int s = 0; s < 6; ++s) r = cluster.RunSession();  // 11 s after the third pod
+  const Condition* c = FindCondition(cluster.group("default/g").status.conditions, "Unschedulable");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, "True");
+  EXPECT_EQ(c->reason, "NotEnoughPods");
+  EXPECT_EQ(r.unschedulable.size(), 3U);
+}
+
 // A finished gang stays finished when its pods are cleaned up afterwards (a Job's
 // ttlSecondsAfterFinished, `kubectl delete pod`): Completed is a final phase. Were it to go back
 // to Inqueue, enqueue would reserve its minResources for ever (enqueue.h: groups admitted but not

@@ -1,5 +1,6 @@
 #include "arbiter/sim/invariants.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -218,26 +219,31 @@ class Checker {
   }
 
   // Whether the pod's PodGroup is short of pods within its arrival grace, when it is not yet
-  // told why (framework/outcome.h, kPodsArrivalGrace): fewer of its pods exist, not finished
-  // badly nor being deleted, than its minMember or one of its minTaskMember.
+  // told why (framework/outcome.h, kPodsArrivalGrace: from the group's creation and its newest
+  // pod's): fewer of its pods exist, not finished badly nor being deleted, than its minMember or
+  // one of its minTaskMember.
   bool GroupGathering(const Pod& pod) const {
     const std::string group = PodGroupNameOf(pod);
     if (group.empty()) return false;
     auto it = cluster_.groups().find(pod.meta.namespace_name + "/" + group);
     if (it == cluster_.groups().end()) return false;
     const PodGroup& g = it->second;
-    if (cluster_.now() - g.meta.creation_timestamp >= kPodsArrivalGrace) return false;
+    Clock::WallTime newest = g.meta.creation_timestamp;
     std::int32_t all = 0;
     std::map<std::string, std::int32_t> by_task;
     for (const auto& [uid, other] : cluster_.pods()) {
-      if (other.meta.namespace_name != pod.meta.namespace_name || PodGroupNameOf(other) != group ||
-          other.meta.deletion_timestamp.has_value() || other.status.phase == PodPhase::kFailed) {
+      if (other.meta.namespace_name != pod.meta.namespace_name || PodGroupNameOf(other) != group) {
+        continue;
+      }
+      newest = std::max(newest, other.meta.creation_timestamp);
+      if (other.meta.deletion_timestamp.has_value() || other.status.phase == PodPhase::kFailed) {
         continue;
       }
       ++all;
       auto task = other.meta.labels.find(std::string(kTaskLabel));
       ++by_task[task == other.meta.labels.end() ? "" : task->second];
     }
+    if (cluster_.now() - newest >= kPodsArrivalGrace) return false;
     if (all < g.spec.min_member) return true;
     for (const auto& [task, task_min] : g.spec.min_task_member) {
       auto t = by_task.find(task);
