@@ -294,7 +294,6 @@ def jobs(args):
 
 def delete(args):
     api = Api(timeout=300)
-    body = json.dumps({"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0})
     paths = []
     if args.jobs:  # first, so that the Job controller does not create the pods again
         paths.append(f"/apis/batch/v1/namespaces/{args.ns}/jobs")
@@ -304,12 +303,10 @@ def delete(args):
         paths.append(f"/apis/arbiter.dev/v1alpha1/namespaces/{args.ns}/podgroups")
         paths.append(UPSTREAM_PODGROUPS.format(ns=args.ns))
     for path in paths:
-        if "/jobs" in path:
-            body_of = json.dumps({"kind": "DeleteOptions", "apiVersion": "v1",
-                                  "gracePeriodSeconds": 0, "propagationPolicy": "Background"})
-        else:
-            body_of = body
-        status, data = api.call("DELETE", path, body_of)
+        options = {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0}
+        if "/jobs" in path:  # a Job's pods go with it (its default policy orphans them)
+            options["propagationPolicy"] = "Background"
+        status, data = api.call("DELETE", path, json.dumps(options))
         if status == 404 and ("scheduling.k8s.io" in path or "kueue" in path):
             continue  # the API server does not serve upstream PodGroups, or Kueue's CRDs
         if status != 200:

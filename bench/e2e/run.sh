@@ -54,6 +54,8 @@ EOF
 }
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=../../hack/cluster/kueue.sh
+source "$ROOT/hack/cluster/kueue.sh"
 HERE="$ROOT/bench/e2e"
 KUBECTL="$ROOT/_output/bin/kubectl"
 stamp="$(date -u +%Y%m%d-%H%M%S)"
@@ -176,7 +178,7 @@ seconds() { printf '%d.%02d' $(($1 / HZ)) $(($1 % HZ * 100 / HZ)); }  # ticks ->
 
 # ---------------------------------------------------------------------------------------------
 # Teardown: whatever of ours runs, then the cluster.
-sched_pid="" recorder_pid="" cluster_started=0 kueue_pid="" made_etc_kueue=0
+sched_pid="" recorder_pid="" cluster_started=0 kueue_pid=""
 stop_pid() {  # stop_pid PID: SIGTERM, up to 15 s, then SIGKILL
   local pid=$1 deadline
   kill -TERM "$pid" 2>/dev/null || return 0
@@ -192,7 +194,7 @@ teardown() {
   [[ -n $recorder_pid ]] && stop_pid "$recorder_pid"
   [[ -n $sched_pid ]] && stop_pid "$sched_pid"
   [[ -n $kueue_pid ]] && stop_pid "$kueue_pid"
-  ((made_etc_kueue)) && rm -rf /etc/kueue
+  kueue_remove_etc
   if ((cluster_started)); then
     # The control plane's logs go with the results (down.sh removes the cluster's directory).
     if [[ -n ${CLUSTER_DIR:-} ]] && mkdir -p "$logs/cluster"; then
@@ -296,43 +298,14 @@ EOF
   sched_pid=$!
 }
 
-# start_kueue PHASE: Kueue's manager, without its webhooks (the API server cannot reach it: the
-# Jobs are created suspended, as its webhook would make them), with the schedulers' client
-# QPS/burst, and a ClusterQueue whose quota admits every Job; sets kueue_pid, log
-# $logs/PHASE.kueue.log. As tests/e2e/ecosystem_kueue_test.sh: its webhook and metrics servers
-# still need a serving certificate, and v0.17 reads the metrics one from /etc/kueue/metrics/certs
-# (made here, as root, and removed at exit unless it was there before).
+# start_kueue PHASE: Kueue's manager (configured by hack/cluster/kueue.sh: no webhooks, so the
+# Jobs are created suspended) with the schedulers' client QPS/burst, and a ClusterQueue whose quota
+# admits every Job; sets kueue_pid, log $logs/PHASE.kueue.log.
 start_kueue() {
-  local phase=$1 certs="$logs/kueue-certs" ports
-  mkdir -p "$certs"
-  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=kueue-webhook" \
-    -keyout "$certs/tls.key" -out "$certs/tls.crt" 2>/dev/null || die "openssl failed"
-  if [[ ! -e /etc/kueue ]]; then
-    mkdir -p /etc/kueue/metrics/certs || die "cannot create /etc/kueue/metrics/certs (run as root)"
-    made_etc_kueue=1
-    cp "$certs/tls.crt" "$certs/tls.key" /etc/kueue/metrics/certs/
-  fi
-  read -ra ports < <(python3 -c '
-import socket
-socks = [socket.socket() for _ in range(3)]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in socks])')
+  local phase=$1
+  kueue_write_config "$logs/$phase.kueue" "$qps" "$burst" || die "could not write Kueue's configuration"
   k create namespace kueue-system >/dev/null 2>&1 || true
-  cat >"$logs/$phase.kueue.yaml" <<EOF
-apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-namespace: kueue-system
-manageJobsWithoutQueueName: false
-internalCertManagement: {enable: false}
-leaderElection: {leaderElect: false}
-clientConnection: {qps: $qps, burst: $burst}
-metrics: {bindAddress: "127.0.0.1:${ports[0]}"}
-health: {healthProbeBindAddress: "127.0.0.1:${ports[1]}"}
-webhook: {port: ${ports[2]}, host: 127.0.0.1, certDir: $certs}
-integrations: {frameworks: [batch/job]}
-featureGates: {VisibilityOnDemand: false}
-EOF
-  "$kueue_dir/bin/kueue" --config "$logs/$phase.kueue.yaml" </dev/null >"$logs/$phase.kueue.log" 2>&1 &
+  "$kueue_dir/bin/kueue" --config "$logs/$phase.kueue/config.yaml" </dev/null >"$logs/$phase.kueue.log" 2>&1 &
   kueue_pid=$!
   k apply -f - >/dev/null <<EOF
 apiVersion: kueue.x-k8s.io/v1beta2

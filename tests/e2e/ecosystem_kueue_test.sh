@@ -29,41 +29,14 @@ wait_until "Kueue's CRDs are established" 60 crds_established clusterqueues.kueu
 e2e_start_scheduler
 e2e_start_controller
 
-# Kueue's webhook and metrics servers still need a serving certificate to start: a throwaway one.
-# With its internal certificate management off, Kueue v0.17 reads the metrics one from a fixed
-# path, /etc/kueue/metrics/certs: it is put there for the test (which runs as root, as CI does)
-# and removed after, unless it was there before.
-certs=$E2E_TMP/kueue-certs
-throwaway_cert "$certs" kueue-webhook
-read -r metrics_port probe_port webhook_port < <(free_ports 3)
-metrics_certs=/etc/kueue/metrics/certs
-made_etc=0
-if [[ ! -e /etc/kueue ]]; then
-  mkdir -p "$metrics_certs" 2>/dev/null ||
-    fail "cannot create $metrics_certs, where Kueue v0.17 reads its metrics certificate (run as root)"
-  made_etc=1
-  cp "$certs/tls.crt" "$certs/tls.key" "$metrics_certs/"
-fi
-[[ -f $metrics_certs/tls.crt ]] || fail "$metrics_certs has no tls.crt (and was not made by this test)"
-# shellcheck disable=SC2317  # called by the EXIT trap
-remove_etc() { ((made_etc)) && rm -rf /etc/kueue; return 0; }
-trap 'rc=$?; remove_etc; (exit $rc); e2e_teardown' EXIT
+# Kueue's configuration, a throwaway serving certificate, and /etc/kueue (see hack/cluster/kueue.sh).
+# shellcheck source=../../hack/cluster/kueue.sh
+source "$E2E_ROOT/hack/cluster/kueue.sh"
+trap 'rc=$?; kueue_remove_etc; (exit $rc); e2e_teardown' EXIT
+kueue_write_config "$E2E_TMP/kueue" || fail "could not write Kueue's configuration"
 k create namespace kueue-system >/dev/null
-cat >"$E2E_TMP/kueue-config.yaml" <<EOF2
-apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-namespace: kueue-system
-manageJobsWithoutQueueName: false
-internalCertManagement: {enable: false}
-leaderElection: {leaderElect: false}
-metrics: {bindAddress: "127.0.0.1:$metrics_port"}
-health: {healthProbeBindAddress: "127.0.0.1:$probe_port"}
-webhook: {port: $webhook_port, host: 127.0.0.1, certDir: $certs}
-integrations: {frameworks: [batch/job]}
-featureGates: {VisibilityOnDemand: false}
-EOF2
 e2e_log "starting Kueue's manager ($kueue_dir/bin/kueue)"
-KUBECONFIG=$KUBECONFIG "$kueue_dir/bin/kueue" --config "$E2E_TMP/kueue-config.yaml" \
+KUBECONFIG=$KUBECONFIG "$kueue_dir/bin/kueue" --config "$E2E_TMP/kueue/config.yaml" \
   >"$E2E_TMP/kueue.log" 2>&1 &
 E2E_EXTRA_PIDS+=($!)
 
