@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -222,34 +223,54 @@ class Checker {
   // told why (framework/outcome.h, kPodsArrivalGrace: from the group's creation and its newest
   // pod's): fewer of its pods exist, not finished badly nor being deleted, than its minMember or
   // one of its minTaskMember.
-  bool GroupGathering(const Pod& pod) const {
+  bool GroupGathering(const Pod& pod) {
     const std::string group = PodGroupNameOf(pod);
     if (group.empty()) return false;
-    auto it = cluster_.groups().find(pod.meta.namespace_name + "/" + group);
+    const std::string key = pod.meta.namespace_name + "/" + group;
+    auto it = cluster_.groups().find(key);
     if (it == cluster_.groups().end()) return false;
     const PodGroup& g = it->second;
+    const Arrivals* arrivals = nullptr;
+    if (auto a = ArrivalsByGroup().find(key); a != ArrivalsByGroup().end()) arrivals = &a->second;
     Clock::WallTime newest = g.meta.creation_timestamp;
-    std::int32_t all = 0;
-    std::map<std::string, std::int32_t> by_task;
-    for (const auto& [uid, other] : cluster_.pods()) {
-      if (other.meta.namespace_name != pod.meta.namespace_name || PodGroupNameOf(other) != group) {
-        continue;
-      }
-      newest = std::max(newest, other.meta.creation_timestamp);
-      if (other.meta.deletion_timestamp.has_value() || other.status.phase == PodPhase::kFailed) {
-        continue;
-      }
-      ++all;
-      auto task = other.meta.labels.find(std::string(kTaskLabel));
-      ++by_task[task == other.meta.labels.end() ? "" : task->second];
-    }
+    if (arrivals != nullptr) newest = std::max(newest, arrivals->newest);
     if (cluster_.now() - newest >= kPodsArrivalGrace) return false;
-    if (all < g.spec.min_member) return true;
+    if ((arrivals == nullptr ? 0 : arrivals->all) < g.spec.min_member) return true;
     for (const auto& [task, task_min] : g.spec.min_task_member) {
-      auto t = by_task.find(task);
-      if ((t == by_task.end() ? 0 : t->second) < task_min) return true;
+      std::int32_t n = 0;
+      if (arrivals != nullptr) {
+        auto t = arrivals->by_task.find(task);
+        if (t != arrivals->by_task.end()) n = t->second;
+      }
+      if (n < task_min) return true;
     }
     return false;
+  }
+
+  // The pods of each group ("namespace/name"), counted once per check (a pass over every pod for
+  // each pending pod would cost pending x pods while big groups gather): the newest creation,
+  // and those not finished badly nor being deleted, in all and per task.
+  struct Arrivals {
+    Clock::WallTime newest{};
+    std::int32_t all = 0;
+    std::map<std::string, std::int32_t> by_task;
+  };
+  const std::map<std::string, Arrivals>& ArrivalsByGroup() {
+    if (arrivals_) return *arrivals_;
+    arrivals_.emplace();
+    for (const auto& [uid, pod] : cluster_.pods()) {
+      const std::string group = PodGroupNameOf(pod);
+      if (group.empty()) continue;
+      Arrivals& a = (*arrivals_)[pod.meta.namespace_name + "/" + group];
+      a.newest = std::max(a.newest, pod.meta.creation_timestamp);
+      if (pod.meta.deletion_timestamp.has_value() || pod.status.phase == PodPhase::kFailed) {
+        continue;
+      }
+      ++a.all;
+      auto task = pod.meta.labels.find(std::string(kTaskLabel));
+      ++a.by_task[task == pod.meta.labels.end() ? "" : task->second];
+    }
+    return *arrivals_;
   }
 
   // A pod as the gang plugin counts it, now that the session is applied: on a node (bound, or
@@ -469,7 +490,8 @@ class Checker {
   const SimulatedCluster& cluster_;
   const SessionRecord& record_;
   const std::set<std::string>& disturbed_;
-  std::map<std::string, std::string> bound_now_;  // pod uid -> node, by this session
+  std::map<std::string, std::string> bound_now_;             // pod uid -> node, by this session
+  std::optional<std::map<std::string, Arrivals>> arrivals_;  // by ArrivalsByGroup, on first need
   std::vector<Violation> violations_;
 };
 
