@@ -242,7 +242,8 @@ std::string FormatQueues(const std::vector<Queue>& queues, bool wide) {
   return Table(rows);
 }
 
-std::string FormatExplanation(const std::string& what, const PodGroup& group, Clock::WallTime now) {
+std::string FormatExplanation(const std::string& what, const PodGroup& group, Clock::WallTime now,
+                              std::optional<Clock::WallTime> newest_pod) {
   const PodGroupStatus& s = group.status;
   std::string out = what;
   if (what.find(group.meta.Key()) == std::string::npos || what.rfind("PodGroup", 0) != 0) {
@@ -260,7 +261,9 @@ std::string FormatExplanation(const std::string& what, const PodGroup& group, Cl
       out +=
           "Reason:     " + unschedulable->reason + "\nMessage:    " + unschedulable->message + "\n";
     } else if (s.phase == PodGroupPhase::kPending &&
-               now - group.meta.creation_timestamp < kPodsArrivalGrace) {
+               now - std::max(group.meta.creation_timestamp,
+                              newest_pod.value_or(Clock::WallTime{})) <
+                   kPodsArrivalGrace) {
       // The scheduler says nothing of a group short of pods within the grace (outcome.h).
       out += "No reason recorded yet: a group is given " +
              std::to_string(kPodsArrivalGrace.count()) +

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,10 @@ std::string FormatJobs(const std::vector<PodGroup>& groups, const std::vector<st
 std::string FormatQueues(const std::vector<Queue>& queues, bool wide);
 
 // `arbiterctl explain`: `what` names what was asked for ("BatchJob ml/train", "pod ml/train-0"),
-// `group` is its PodGroup.
-std::string FormatExplanation(const std::string& what, const PodGroup& group, Clock::WallTime now);
+// `group` is its PodGroup; `newest_pod`, when known, the creation of the group's newest pod (the
+// scheduler's arrival grace runs from it too).
+std::string FormatExplanation(const std::string& what, const PodGroup& group, Clock::WallTime now,
+                              std::optional<Clock::WallTime> newest_pod = std::nullopt);
 
 // "3m20s", "45s", "2h5m", "3d4h": kubectl's short durations.
 std::string ShortDuration(std::chrono::nanoseconds d);

@@ -218,6 +218,13 @@ TEST(FormatExplanationTest, AYoungPendingGroupWithoutAReasonIsStillGatheringItsP
   g.meta.creation_timestamp = kNow - std::chrono::seconds(11);
   EXPECT_NE(FormatExplanation("PodGroup ml/train", g, kNow).find("Nothing holds it"),
             std::string::npos);
+  // An older group whose pods are still arriving: the grace runs from its newest pod.
+  EXPECT_NE(FormatExplanation("PodGroup ml/train", g, kNow, kNow - std::chrono::seconds(2))
+                .find("No reason recorded yet"),
+            std::string::npos);
+  EXPECT_NE(FormatExplanation("PodGroup ml/train", g, kNow, kNow - std::chrono::seconds(12))
+                .find("Nothing holds it"),
+            std::string::npos);
 }
 
 }  // namespace

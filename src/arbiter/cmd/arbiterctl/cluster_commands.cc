@@ -1,5 +1,6 @@
 #include "cluster_commands.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -290,8 +291,22 @@ int RunExplain(const ClusterFlags& flags, const std::string& target) {
     what = (KindOf(*group) == "BatchJob" ? "BatchJob " : "PodGroup ") + group->meta.Key();
   }
   if (!Structured(flags)) {
-    std::cout << arbiter::ctl::FormatExplanation(what, *group,
-                                                 arbiter::RealClock::Instance().Now());
+    // A Pending group with no reason may be within its arrival grace, which runs from its newest
+    // pod too: only then are the namespace's pods listed.
+    std::optional<arbiter::Clock::WallTime> newest_pod;
+    if (group->status.phase == arbiter::PodGroupPhase::kPending &&
+        !group->status.explanation.has_value()) {
+      StatusOr<std::vector<arbiter::Pod>> pods =
+          List<arbiter::Pod>(api, "/api/v1/namespaces/" + ns + "/pods");
+      if (!pods.ok()) return Fail(kExitFailure, pods.status().message());
+      for (const arbiter::Pod& pod : *pods) {
+        if (arbiter::PodGroupNameOf(pod) != group_name) continue;
+        newest_pod =
+            std::max(newest_pod.value_or(arbiter::Clock::WallTime{}), pod.meta.creation_timestamp);
+      }
+    }
+    std::cout << arbiter::ctl::FormatExplanation(what, *group, arbiter::RealClock::Instance().Now(),
+                                                 newest_pod);
     return 0;
   }
   // The explanation exactly as the scheduler wrote it.
