@@ -217,7 +217,7 @@ Status ReadOwnerReference(value& v, OwnerReference& out) {
   });
 }
 
-Status ReadMeta(value& v, ObjectMeta& out) {
+Status ReadMeta(value& v, ObjectMeta& out, bool all_annotations) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "name") return At("name", ReadString(f, out.name));
     if (key == "namespace") return At("namespace", ReadString(f, out.namespace_name));
@@ -225,7 +225,17 @@ Status ReadMeta(value& v, ObjectMeta& out) {
     if (key == "resourceVersion") return At("resourceVersion", ReadString(f, out.resource_version));
     if (key == "generation") return At("generation", ReadInt64(f, out.generation));
     if (key == "labels") return At("labels", ReadStringMap(f, out.labels));
-    if (key == "annotations") return At("annotations", ReadStringMap(f, out.annotations));
+    if (key == "annotations") {
+      if (all_annotations) return At("annotations", ReadStringMap(f, out.annotations));
+      return At("annotations", ReadMap(f, [&](std::string_view k, value& item) {
+                  if (!KeepsPodAnnotation(k)) return Status::Ok();  // its value is skipped
+                  std::string s;
+                  ARBITER_RETURN_IF_ERROR(ReadString(item, s));
+                  out.annotations.insert_or_assign(out.annotations.end(), std::string(k),
+                                                   std::move(s));
+                  return Status::Ok();
+                }));
+    }
     if (key == "creationTimestamp") {
       return At("creationTimestamp", ReadTime(f, out.creation_timestamp));
     }

@@ -24,7 +24,10 @@ constexpr std::string_view kPod = R"json({
     "generation": 1,
     "creationTimestamp": "2024-05-01T10:00:00Z",
     "labels": {"app": "trainer", "arbiter.dev/pod-group": "trainer", "arbiter.dev/task": "worker"},
-    "annotations": {"scheduling.k8s.io/group-name": "trainer", "note": "caf\u00e9 \"quoted\""},
+    "annotations": {"scheduling.k8s.io/group-name": "trainer",
+                    "arbiter.dev/note": "caf\u00e9 \"quoted\"",
+                    "kubectl.kubernetes.io/last-applied-configuration": "{\"kind\":\"Pod\"}",
+                    "note": "x"},
     "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": "trainer",
                          "uid": "0a9b8c7d", "controller": true, "blockOwnerDeletion": true}],
     "managedFields": [{"manager": "kubectl", "operation": "Update", "fieldsV1": {"f:spec": {}}}]
@@ -98,7 +101,10 @@ TEST(DecodePodTest, ReadsMetadata) {
   EXPECT_EQ(m.creation_timestamp, Clock::WallTime(std::chrono::seconds(1714557600)));
   EXPECT_FALSE(m.deletion_timestamp.has_value());
   EXPECT_EQ(m.labels.at("arbiter.dev/pod-group"), "trainer");
-  EXPECT_EQ(m.annotations.at("note"), "caf\xc3\xa9 \"quoted\"");
+  // Only the annotations Arbiter acts on are kept, unescaped.
+  EXPECT_EQ(m.annotations.at("arbiter.dev/note"), "caf\xc3\xa9 \"quoted\"");
+  EXPECT_EQ(m.annotations, (Labels{{"arbiter.dev/note", "caf\xc3\xa9 \"quoted\""},
+                                   {"scheduling.k8s.io/group-name", "trainer"}}));
   ASSERT_EQ(m.owner_references.size(), 1U);
   EXPECT_EQ(m.owner_references[0],
             (OwnerReference{"batch/v1", "Job", "trainer", "0a9b8c7d", true}));
@@ -209,6 +215,33 @@ TEST(DecodePodTest, QuantitiesAsNumbersFollowApimachinery) {
                                                             {"memory", 1'000'000'000},
                                                             {"example.com/foo", 3},
                                                             {"ephemeral-storage", 0}}));
+}
+
+TEST(DecodePodTest, KeepsTheAnnotationsOfTheDomainsArbiterActsOn) {
+  EXPECT_TRUE(KeepsPodAnnotation("arbiter.dev/run-for"));
+  EXPECT_TRUE(KeepsPodAnnotation("topology.arbiter.dev/rack"));
+  EXPECT_TRUE(KeepsPodAnnotation("scheduling.k8s.io/group-name"));
+  EXPECT_TRUE(KeepsPodAnnotation("scheduling.volcano.sh/queue-name"));
+  EXPECT_TRUE(KeepsPodAnnotation("volcano.sh/preemptable"));
+  EXPECT_FALSE(KeepsPodAnnotation("kubectl.kubernetes.io/last-applied-configuration"));
+  EXPECT_FALSE(KeepsPodAnnotation("notarbiter.dev/x"));
+  EXPECT_FALSE(KeepsPodAnnotation("arbiter.dev"));
+  EXPECT_FALSE(KeepsPodAnnotation("note"));
+}
+
+TEST(DecodePodTest, AnAnnotationItSkipsIsNotRead) {
+  // Unread, a skipped annotation's value cannot fail the pod (the API server allows only
+  // strings, but a pod is never lost over what the scheduler does not read).
+  StatusOr<Pod> pod = Decode<Pod>(
+      R"({"metadata": {"name": "p", "annotations": {"example.com/x": {"not": "a string"},
+                                                    "arbiter.dev/queue": "q"}}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->meta.annotations, (Labels{{"arbiter.dev/queue", "q"}}));
+  // Other kinds keep every annotation.
+  StatusOr<PodGroup> group =
+      Decode<PodGroup>(R"({"metadata": {"name": "g", "annotations": {"example.com/x": "y"}}})");
+  ASSERT_TRUE(group.ok()) << group.status();
+  EXPECT_EQ(group->meta.annotations, (Labels{{"example.com/x", "y"}}));
 }
 
 }  // namespace

@@ -33,6 +33,15 @@ StatusOr<NodeSelectorOperator> ParseNodeSelectorOperator(std::string_view text) 
                               "\" (want In, NotIn, Exists, DoesNotExist, Gt or Lt)");
 }
 
+bool KeepsPodAnnotation(std::string_view key) {
+  const std::size_t slash = key.find('/');
+  if (slash == std::string_view::npos) return false;
+  const std::string_view domain = key.substr(0, slash);
+  return domain == "arbiter.dev" || domain.ends_with(".arbiter.dev") ||
+         domain == "scheduling.k8s.io" || domain == "scheduling.volcano.sh" ||
+         domain == "volcano.sh";
+}
+
 std::string_view PodPhaseName(PodPhase phase) {
   switch (phase) {
     case PodPhase::kPending:

@@ -138,7 +138,14 @@ struct PodStatus {
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
 
+// Whether a Pod's annotation is one Arbiter acts on, and so kept when a pod is decoded from the
+// API (k8s/decode.h); the others are skipped unread. The kept ones are those of the domains
+// arbiter.dev (and its subdomains), scheduling.k8s.io, scheduling.volcano.sh and volcano.sh: a
+// new annotation that some part of Arbiter reads on pods belongs to one of them.
+bool KeepsPodAnnotation(std::string_view key);
+
 struct Pod {
+  // meta.annotations: decoded from the API, only those KeepsPodAnnotation keeps.
   ObjectMeta meta;
   PodSpec spec;
   PodStatus status;
