@@ -165,13 +165,16 @@ void ClusterCache::DeleteNode(const std::string& name) {
   ++generation_;
 }
 
-void ClusterCache::UpsertPod(const Pod& pod) {
+void ClusterCache::UpsertPod(const Pod& pod) { UpsertPod(std::make_shared<const Pod>(pod)); }
+
+void ClusterCache::UpsertPod(std::shared_ptr<const Pod> shared) {
+  const Pod& pod = *shared;
   std::lock_guard lock(mu_);
   PodEntry& entry = pods_[pod.meta.uid];
   UncountLocked(entry);
   // A pod's name never changes (its uid would), but unlink by the name it is filed under.
   if (entry.job.has_value() && entry.pod->meta.name != pod.meta.name) UnlinkLocked(entry);
-  entry.pod = std::make_shared<const Pod>(pod);
+  entry.pod = std::move(shared);
   auto task_label = pod.meta.labels.find(std::string(kTaskLabel));
   entry.task_name = task_label == pod.meta.labels.end() ? std::string() : task_label->second;
   LinkLocked(entry);

@@ -63,6 +63,8 @@ class ClusterCache {
   void UpsertNode(const Node& node);
   void DeleteNode(const std::string& name);
   void UpsertPod(const Pod& pod);
+  // The same, keeping `pod` itself (never changed after; the reflector's store shares it).
+  void UpsertPod(std::shared_ptr<const Pod> pod);
   void DeletePod(const Pod& pod);
   void UpsertPodGroup(const PodGroup& group);
   void DeletePodGroup(const PodGroup& group);

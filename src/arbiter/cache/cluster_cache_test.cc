@@ -76,6 +76,18 @@ TEST_F(ClusterCacheTest, PodBoundByAnotherSchedulerCountsOnTheNode) {
   EXPECT_THAT(Snap()->tasks, IsEmpty());  // not ours: not a task
 }
 
+TEST_F(ClusterCacheTest, APodGivenSharedIsKeptNotCopied) {
+  // The informers hand over the reflector's own copy of each pod: the snapshot's task is it.
+  auto pod = std::make_shared<const Pod>(MakePod("p").Request("cpu", "1").Build());
+  cache_.UpsertPod(pod);
+  EXPECT_EQ(TaskNamed(*Snap(), "p").pod.get(), pod.get());
+  // A newer version replaces it, and is counted as the copying overload would count it.
+  auto bound = std::make_shared<const Pod>(MakePod("p").Request("cpu", "1").OnNode("n1").Build());
+  cache_.UpsertPod(bound);
+  EXPECT_EQ(TaskNamed(*Snap(), "p").pod.get(), bound.get());
+  EXPECT_EQ(NodeNamed("n1").used.Get(kCpuId), 1000);
+}
+
 TEST_F(ClusterCacheTest, PodCreatedWithNodeNameCountsAndIsBound) {
   cache_.UpsertPod(
       MakePod("direct").Request("cpu", "1").OnNode("n1").Phase(PodPhase::kPending).Build());

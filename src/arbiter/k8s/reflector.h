@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -66,6 +67,10 @@ struct ReflectorHandlers {
   std::function<void(const T& old_object, const T& new_object)> on_update = [](const T&, const T&) {
   };
   std::function<void(const T&)> on_delete = [](const T&) {};
+  // When set, called instead of on_add and on_update with the object as the reflector stores it,
+  // to keep without a copy (it is never changed; a newer version replaces the pointer); `added`
+  // is true when no object of that key was stored.
+  std::function<void(const std::shared_ptr<const T>& object, bool added)> on_store;
   // A skipped object or a failed request, for logs and metrics.
   std::function<void(const Status&)> on_error = [](const Status&) {};
   // An optional API was found served (true) or not served (false): on the first LIST, then on
@@ -92,20 +97,20 @@ class Reflector {
     std::lock_guard lock(mu_);
     std::vector<T> out;
     out.reserve(store_.size());
-    for (const auto& [key, object] : store_) out.push_back(object);
+    for (const auto& [key, object] : store_) out.push_back(*object);
     return out;
   }
   std::optional<T> Get(const std::string& key) const {
     std::lock_guard lock(mu_);
     auto it = store_.find(key);
     if (it == store_.end()) return std::nullopt;
-    return it->second;
+    return *it->second;
   }
   // The resourceVersion of the stored object with this key; empty when there is none.
   std::string StoredVersion(const std::string& key) const {
     std::lock_guard lock(mu_);
     auto it = store_.find(key);
-    return it == store_.end() ? std::string() : it->second.meta.resource_version;
+    return it == store_.end() ? std::string() : it->second->meta.resource_version;
   }
   std::string last_resource_version() const {
     std::lock_guard lock(mu_);
@@ -145,7 +150,8 @@ class Reflector {
   simdjson::ondemand::parser parser_;
 
   mutable std::mutex mu_;
-  std::map<std::string, T> store_;
+  // Shared with on_store's receiver: a watch event's object is decoded once and copied never.
+  std::map<std::string, std::shared_ptr<const T>> store_;
   std::string resource_version_;
 
   std::atomic<bool> stop_{false};
@@ -198,24 +204,24 @@ std::string Reflector<T>::Query() const {
 
 template <typename T>
 void Reflector<T>::Upsert(T object) {
-  std::optional<T> old;
+  auto stored = std::make_shared<const T>(std::move(object));
+  std::shared_ptr<const T> old;
   {
     std::lock_guard lock(mu_);
-    std::string key = object.meta.Key();
-    auto it = store_.find(key);
-    if (it != store_.end()) old = std::move(it->second);
-    store_[key] = object;
+    old = std::exchange(store_[stored->meta.Key()], stored);
   }
-  if (old) {
-    handlers_.on_update(*old, object);
+  if (handlers_.on_store) {
+    handlers_.on_store(stored, old == nullptr);
+  } else if (old) {
+    handlers_.on_update(*old, *stored);
   } else {
-    handlers_.on_add(object);
+    handlers_.on_add(*stored);
   }
 }
 
 template <typename T>
 void Reflector<T>::Remove(const T& object) {
-  std::optional<T> last;
+  std::shared_ptr<const T> last;
   {
     std::lock_guard lock(mu_);
     auto it = store_.find(object.meta.Key());
@@ -265,7 +271,7 @@ Status Reflector<T>::ListAll() {
   {
     std::lock_guard lock(mu_);
     for (const auto& [key, object] : store_) {
-      if (!fresh.contains(key)) vanished.push_back(object);
+      if (!fresh.contains(key)) vanished.push_back(*object);
     }
   }
   for (const T& object : vanished) Remove(object);
@@ -290,7 +296,7 @@ Status Reflector<T>::NotServed(const HttpRequest& request, const HttpResponse& r
   std::vector<T> vanished;
   {
     std::lock_guard lock(mu_);
-    for (const auto& [key, object] : store_) vanished.push_back(object);
+    for (const auto& [key, object] : store_) vanished.push_back(*object);
     resource_version_.clear();
   }
   for (const T& object : vanished) Remove(object);

@@ -1,6 +1,7 @@
 #include "arbiter/runtime/informers.h"
 
 #include <chrono>
+#include <memory>
 #include <utility>
 
 #include "arbiter/base/log.h"
@@ -11,11 +12,11 @@ namespace arbiter::runtime {
 Informers::Informers(k8s::HttpTransport& transport, ClusterCache& cache, InformerOptions options)
     : transport_(transport), cache_(cache), options_(std::move(options)) {
   k8s::ReflectorHandlers<Pod> pods;
-  pods.on_add = [this](const Pod& pod) {
+  // The cache keeps the reflector's own copy of each pod: decoded once, copied never.
+  pods.on_store = [this](const std::shared_ptr<const Pod>& pod, bool added) {
     cache_.UpsertPod(pod);
-    if (IsNewWorkPod(pod)) options_.on_new_work();
+    if (added && IsNewWorkPod(*pod)) options_.on_new_work();
   };
-  pods.on_update = [this](const Pod& /*old*/, const Pod& pod) { cache_.UpsertPod(pod); };
   pods.on_delete = [this](const Pod& pod) { cache_.DeletePod(pod); };
   Add<Pod>("pods", "/api/v1/pods", 1, std::move(pods));
 
