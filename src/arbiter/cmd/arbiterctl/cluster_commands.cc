@@ -294,8 +294,11 @@ int RunExplain(const ClusterFlags& flags, const std::string& target) {
     // A Pending group with no reason may be within its arrival grace, which runs from its newest
     // pod too: only then are the namespace's pods listed.
     std::optional<arbiter::Clock::WallTime> newest_pod;
+    const arbiter::Condition* unschedulable =
+        arbiter::FindCondition(group->status.conditions, "Unschedulable");
     if (group->status.phase == arbiter::PodGroupPhase::kPending &&
-        !group->status.explanation.has_value()) {
+        !group->status.explanation.has_value() &&
+        (unschedulable == nullptr || !unschedulable->IsTrue())) {
       StatusOr<std::vector<arbiter::Pod>> pods =
           List<arbiter::Pod>(api, "/api/v1/namespaces/" + ns + "/pods");
       if (!pods.ok()) return Fail(kExitFailure, pods.status().message());
