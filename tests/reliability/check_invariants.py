@@ -272,7 +272,23 @@ class Checker:
                 self.violation("node-fits", f"node {name}: {resource} requested {value} > "
                                f"allocatable {allocatable.get(resource, 0)}"
                                + (f" (shrunk at {max(shrunk).isoformat()}, a pod bound at "
-                                  f"{newest.isoformat()})" if shrunk and newest else ""))
+                                  f"{newest.isoformat()})" if shrunk and newest else "")
+                               + self.node_story(name, resource, pods, bound_at))
+
+    def node_story(self, name, resource, pods, bound_at):
+        """What a reader of a node-fits violation needs: the test's changes to the node and the
+        pods that hold it, each with its request, its bind time and whether it is being deleted."""
+        lines = [f"{t.isoformat()} {action}" for t, n, action in self.node_log if n == name]
+        for p in pods:
+            if p["spec"].get("nodeName") != name or terminal(p):
+                continue
+            meta = p["metadata"]
+            bound = bound_at.get(meta["uid"])
+            lines.append(f"{key(p)} {resource}={pod_requests(p).get(resource, 0)} bound "
+                         + (bound.isoformat() if bound else "(no Scheduled event yet)")
+                         + (f" deleting since {meta['deletionTimestamp']}"
+                            if meta.get("deletionTimestamp") else ""))
+        return "".join(f"\n    {line}" for line in lines)
 
     def check_cordons(self):
         for uid, node, when in self.binds():

@@ -111,6 +111,7 @@ std::uint64_t EventRecorder::coalesced() const {
 
 bool EventRecorder::Record(EventSpec spec) {
   if (spec.note.size() > kMaxNote) spec.note.resize(kMaxNote);
+  const Clock::WallTime now = clock_.Now();
   {
     std::lock_guard lock(mu_);
     if (stopping_) {
@@ -124,14 +125,20 @@ bool EventRecorder::Record(EventSpec spec) {
     if (auto it = waiting_.find(key); it != waiting_.end()) {
       // The same note again is one more occurrence for the series; another note supersedes it.
       Waiting& w = it->second;
-      w.repeats = w.spec.note == spec.note ? w.repeats + 1 : 1;
+      if (w.spec.note == spec.note) {
+        ++w.repeats;
+      } else {
+        w.repeats = 1;
+        w.first_observed = now;
+      }
+      w.last_observed = now;
       w.spec = std::move(spec);
       ++coalesced_;
     } else if (waiting_.size() >= options_.queue_capacity) {
       ++dropped_;
       return false;
     } else {
-      waiting_.emplace(key, Waiting{std::move(spec), 1});
+      waiting_.emplace(key, Waiting{std::move(spec), 1, now, now});
       queue_.push_back(std::move(key));
     }
   }
@@ -202,8 +209,8 @@ void EventRecorder::Loop() {
           update = decision;
         }
       }
-      if (create) first.push_back({&w.spec, *create});
-      if (update) (create ? then : first).push_back({&w.spec, *update});
+      if (create) first.push_back({&w.spec, *create, w.first_observed});
+      if (update) (create ? then : first).push_back({&w.spec, *update, w.last_observed});
     }
     // A series update of an Event whose creation failed would only be refused (404).
     const std::vector<const EventSpec*> not_created = WriteAll(first);
@@ -214,10 +221,9 @@ void EventRecorder::Loop() {
   }
 }
 
-HttpRequest EventRecorder::Request(const Write& write) const {
-  const EventSpec& spec = *write.spec;
-  const EventAggregator::Decision& decision = write.decision;
-  const std::string now = FormatMicroTime(clock_.Now());
+HttpRequest EventRequest(const EventSpec& spec, const EventAggregator::Decision& decision,
+                         Clock::WallTime observed, const EventRecorderOptions& options) {
+  const std::string when = FormatMicroTime(observed);
   const std::string collection =
       "/apis/events.k8s.io/v1/namespaces/" + spec.regarding.namespace_name + "/events";
   if (decision.kind == EventAggregator::Decision::Kind::kCreate) {
@@ -225,9 +231,9 @@ HttpRequest EventRecorder::Request(const Write& write) const {
         {"apiVersion", "events.k8s.io/v1"},
         {"kind", "Event"},
         {"metadata", {{"name", decision.event_name}, {"namespace", spec.regarding.namespace_name}}},
-        {"eventTime", now},
-        {"reportingController", options_.reporting_controller},
-        {"reportingInstance", options_.reporting_instance},
+        {"eventTime", when},
+        {"reportingController", options.reporting_controller},
+        {"reportingInstance", options.reporting_instance},
         {"action", spec.action},
         {"reason", spec.reason},
         {"type", spec.type},
@@ -242,7 +248,7 @@ HttpRequest EventRecorder::Request(const Write& write) const {
     return ApiClient::CreateRequest(collection, event.dump());
   }
   nlohmann::json patch = {
-      {"series", {{"count", decision.count}, {"lastObservedTime", now}}},
+      {"series", {{"count", decision.count}, {"lastObservedTime", when}}},
   };
   return ApiClient::PatchRequest(collection + "/" + decision.event_name, patch.dump(),
                                  PatchType::kMerge);
@@ -253,7 +259,9 @@ std::vector<const EventSpec*> EventRecorder::WriteAll(const std::vector<Write>& 
   if (writes.empty()) return not_created;
   std::vector<HttpRequest> requests;
   requests.reserve(writes.size());
-  for (const Write& write : writes) requests.push_back(Request(write));
+  for (const Write& write : writes) {
+    requests.push_back(EventRequest(*write.spec, write.decision, write.observed, options_));
+  }
   std::uint64_t written = 0;
   std::uint64_t failed = 0;
   api_.Expect2xxAll(requests, [&](std::size_t i, const StatusOr<std::string>& result) {

@@ -12,7 +12,10 @@
 //     pod that fails every second does not flood the API server (aggregated counts still go out
 //     later), and a flood of one reason never silences another (a long wait's FailedScheduling
 //     does not cost the pod its Scheduled);
-//   * all writes share the transport's client-side rate limit.
+//   * all writes share the transport's client-side rate limit;
+//   * an Event's eventTime (and a series' lastObservedTime) is when Record() was called, not when
+//     the writer got to it: a Scheduled event says when the pod was bound even if the writer
+//     trailed by seconds.
 //
 // Thread safety: Record() from any thread; Flush() and Stop() from any thread.
 #pragma once
@@ -107,6 +110,11 @@ class EventAggregator {
   Clock::MonotonicTime last_prune_{};
 };
 
+// The request that writes one decision: a create stamped `observed` as its eventTime, or a
+// series update with `observed` as lastObservedTime.
+HttpRequest EventRequest(const EventSpec& spec, const EventAggregator::Decision& decision,
+                         Clock::WallTime observed, const EventRecorderOptions& options);
+
 class EventRecorder {
  public:
   EventRecorder(ApiClient& api, EventRecorderOptions options, const Clock& clock);
@@ -130,9 +138,9 @@ class EventRecorder {
   struct Write {
     const EventSpec* spec;
     EventAggregator::Decision decision;
+    Clock::WallTime observed;
   };
   void Loop();
-  HttpRequest Request(const Write& write) const;
   // Sends the writes at once; the specs whose creation failed.
   std::vector<const EventSpec*> WriteAll(const std::vector<Write>& writes);
   static std::string WaitingKey(const EventSpec& spec);
@@ -146,8 +154,10 @@ class EventRecorder {
   std::condition_variable changed_;
   std::deque<std::string> queue_;  // keys of waiting_, in the order first recorded
   struct Waiting {
-    EventSpec spec;            // the newest
-    std::int32_t repeats = 1;  // occurrences of its note while it waited
+    EventSpec spec;                  // the newest
+    std::int32_t repeats = 1;        // occurrences of its note while it waited
+    Clock::WallTime first_observed;  // of the first of those occurrences
+    Clock::WallTime last_observed;
   };
   std::map<std::string, Waiting> waiting_;  // object and reason -> the newest event
   bool busy_ = false;

@@ -1,6 +1,7 @@
 #include "arbiter/k8s/event_recorder.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace arbiter::k8s {
 namespace {
@@ -102,6 +103,33 @@ TEST(EventAggregatorTest, AFloodOfOneReasonDoesNotSilenceAnother) {
   scheduled.type = "Normal";
   scheduled.reason = "Scheduled";
   EXPECT_EQ(agg.Observe(scheduled).kind, Kind::kCreate);
+}
+
+// The time written is the one given (when Record() was called), never the time of writing: the
+// reliability checker orders a pod's Scheduled event against node resizes by it, and a writer
+// trailing by seconds made a bind before a shrink look like one after it.
+TEST(EventRequestTest, StampsTheObservationNotTheWrite) {
+  EventRecorderOptions options;
+  options.reporting_controller = "arbiter.dev/scheduler";
+  const Clock::WallTime observed{std::chrono::microseconds(1'765'000'000'123'456)};
+  EventSpec scheduled = Failed("p", "Successfully assigned ns/p to node-1");
+  scheduled.reason = "Scheduled";
+
+  const HttpRequest create = EventRequest(scheduled, {Kind::kCreate, "p.1", 1}, observed, options);
+  EXPECT_EQ(create.method, "POST");
+  EXPECT_EQ(create.path, "/apis/events.k8s.io/v1/namespaces/ns/events");
+  const auto event = nlohmann::json::parse(create.body);
+  EXPECT_EQ(event["eventTime"], FormatMicroTime(observed));
+  EXPECT_EQ(event["metadata"]["name"], "p.1");
+  EXPECT_EQ(event["reason"], "Scheduled");
+  EXPECT_EQ(event["regarding"]["uid"], "uid-p");
+
+  const HttpRequest update =
+      EventRequest(scheduled, {Kind::kUpdateSeries, "p.1", 3}, observed, options);
+  EXPECT_EQ(update.path, "/apis/events.k8s.io/v1/namespaces/ns/events/p.1");
+  const auto patch = nlohmann::json::parse(update.body);
+  EXPECT_EQ(patch["series"]["count"], 3);
+  EXPECT_EQ(patch["series"]["lastObservedTime"], FormatMicroTime(observed));
 }
 
 TEST(EventRecorderTest, RecordNeverWaitsForTheServerAndDropsWhenFull) {
