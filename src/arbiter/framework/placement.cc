@@ -31,6 +31,13 @@ void ScoreExtension::ScoreRange(const Session& session, TaskIndex task, NodeInde
   }
 }
 
+void ScoreExtension::ScoreRangeFirst(const Session& session, TaskIndex task, NodeIndex first,
+                                     std::span<const std::uint8_t> in_play,
+                                     std::span<double> scores) const {
+  std::fill(scores.begin(), scores.end(), 0.0);
+  ScoreRange(session, task, first, in_play, scores);
+}
+
 void FitErrors::Add(const FilterResult& result) { ++reasons_[result.reason]; }
 
 std::string FitErrors::Message() const {
@@ -427,12 +434,19 @@ std::int32_t Placement::EvaluateRange(TaskIndex task, std::int32_t begin, std::i
     }
     // Summed plugin by plugin from 0, as Score sums them: the same doubles.
     double* const block_score = score + first;
-    std::fill_n(block_score, count, 0.0);
     const std::span<double> scores(block_score, count);
+    bool set = false;
     for (const auto& tier : session_.plugins().score) {
-      for (const ScoreExtension* p : tier)
-        p->ScoreRange(session_, task, NodeIndex(b), play, scores);
+      for (const ScoreExtension* p : tier) {
+        if (set) {
+          p->ScoreRange(session_, task, NodeIndex(b), play, scores);
+        } else {
+          p->ScoreRangeFirst(session_, task, NodeIndex(b), play, scores);
+          set = true;
+        }
+      }
     }
+    if (!set) std::fill_n(block_score, count, 0.0);
     // The best of each run of kBestBlock nodes, then of the range: the scan's choice.
     ScoreOutOfPlay(in_play.data(), block_score, count);
     for (std::size_t run = 0; run < count; run += kBestBlock) {

@@ -209,6 +209,12 @@ class ScoreExtension {
   virtual double Score(const Session& session, TaskIndex task, NodeIndex node) const = 0;
   virtual void ScoreRange(const Session& session, TaskIndex task, NodeIndex first,
                           std::span<const std::uint8_t> in_play, std::span<double> scores) const;
+  // ScoreRange for the first plugin of a run, onto scores that hold nothing yet: the same doubles
+  // as adding to zeros (0 + s is s). The default zeroes them and adds; a plugin whose pass writes
+  // every score sets them, saving the run's clearing.
+  virtual void ScoreRangeFirst(const Session& session, TaskIndex task, NodeIndex first,
+                               std::span<const std::uint8_t> in_play,
+                               std::span<double> scores) const;
 };
 
 // Queue limits (the proportion plugin): whether a queue may start another job this session, and

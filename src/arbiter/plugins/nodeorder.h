@@ -35,12 +35,22 @@ class NodeOrderPlugin final : public Plugin, public ScoreExtension {
   double Score(const Session& session, TaskIndex task, NodeIndex node) const override;
   void ScoreRange(const Session& session, TaskIndex task, NodeIndex first,
                   std::span<const std::uint8_t> in_play, std::span<double> scores) const override;
+  void ScoreRangeFirst(const Session& session, TaskIndex task, NodeIndex first,
+                       std::span<const std::uint8_t> in_play,
+                       std::span<double> scores) const override;
 
  private:
+  // Scores the run straight from the columns (of the session opened), adding or, with `set`,
+  // writing.
+  void Columns(const Session& session, TaskIndex task, NodeIndex first, bool set,
+               std::span<double> scores) const;
+
   NodeOrderWeights weights_;
   // Per node, this session: allocatable cpu and memory as doubles, each a column (ScoreRange).
   std::vector<double> allocatable_cpu_;
   std::vector<double> allocatable_memory_;
+  std::vector<double> inverse_cpu_;  // 1 / allocatable (0 where none): a multiply, not a division
+  std::vector<double> inverse_memory_;
   bool all_counted_ = false;  // every node has some cpu and some memory allocatable
 };
 

@@ -2,6 +2,7 @@
 // (nodeorder.h), with the scores worked out by hand.
 #include "arbiter/plugins/nodeorder.h"
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -192,6 +193,14 @@ TEST(NodeOrder, ScoreRangeGivesTheSameDoublesAsScore) {
       for (std::size_t i = 0; i < scores.size(); ++i) {
         const NodeIndex n = NodeIndex::Of(static_cast<std::size_t>(first) + i);
         EXPECT_EQ(scores[i], 0.5 + plugin.Score(session, p, n))
+            << session.node(n).name() << (some_lack ? ", some nodes lacking cpu or memory" : "");
+      }
+      // The first plugin of a run writes what it would have added to zeros (not the NaNs left).
+      std::vector<double> unset(in_play.size(), std::numeric_limits<double>::quiet_NaN());
+      plugin.ScoreRangeFirst(session, p, NodeIndex(first), in_play, unset);
+      for (std::size_t i = 0; i < unset.size(); ++i) {
+        const NodeIndex n = NodeIndex::Of(static_cast<std::size_t>(first) + i);
+        EXPECT_EQ(unset[i], plugin.Score(session, p, n))
             << session.node(n).name() << (some_lack ? ", some nodes lacking cpu or memory" : "");
       }
     }
