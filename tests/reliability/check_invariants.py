@@ -99,6 +99,14 @@ def terminal(pod):
     return pod.get("status", {}).get("phase") in ("Succeeded", "Failed")
 
 
+def scheduled_condition_time(pod):
+    """When the API server stored the pod's binding (PodScheduled True), or None."""
+    for c in pod.get("status", {}).get("conditions") or []:
+        if c.get("type") == "PodScheduled" and c.get("status") == "True":
+            return micro_time(c.get("lastTransitionTime"))
+    return None
+
+
 def micro_time(text):
     """An RFC 3339 time with up to 9 fraction digits (MicroTime), or None."""
     if not text:
@@ -258,6 +266,15 @@ class Checker:
                 continue
             add(used[node], pod_requests(p))
         bound_at = {uid: when for uid, _, when in self.binds() if when is not None}
+        for p in pods:
+            # A pod whose Scheduled event is not written yet (the recorder may trail the binds by
+            # seconds): the API server's own time of the binding, its PodScheduled condition's
+            # lastTransitionTime (whole seconds, so up to a second early).
+            uid = p["metadata"]["uid"]
+            if p["spec"].get("nodeName") and uid not in bound_at:
+                when = scheduled_condition_time(p)
+                if when is not None:
+                    bound_at[uid] = when
         for name, node in nodes.items():
             allocatable = resources(node.get("status", {}).get("allocatable"))
             for resource, value in used[name].items():
@@ -285,7 +302,7 @@ class Checker:
             meta = p["metadata"]
             bound = bound_at.get(meta["uid"])
             lines.append(f"{key(p)} {resource}={pod_requests(p).get(resource, 0)} bound "
-                         + (bound.isoformat() if bound else "(no Scheduled event yet)")
+                         + (bound.isoformat() if bound else "(no time known)")
                          + (f" deleting since {meta['deletionTimestamp']}"
                             if meta.get("deletionTimestamp") else ""))
         return "".join(f"\n    {line}" for line in lines)
