@@ -1,7 +1,12 @@
 // Events on the real API server: a Scheduled event on a pod, and a repeated FailedScheduling
-// aggregated into one Event whose series counts the repeats.
+// aggregated into one Event whose series counts the repeats; a Scheduled recorded behind many
+// FailedScheduling is written before them.
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cluster_env.h"
 #include <gtest/gtest.h>
@@ -60,6 +65,61 @@ TEST(EventsTest, ScheduledAndAggregatedFailedSchedulingEvents) {
       EXPECT_EQ(event["series"]["count"], 3);
     }
   }
+}
+
+// The scheduler records a FailedScheduling for every pending pod each session; a pod bound then
+// must not wait behind all of them for its Scheduled. The API server's resourceVersions give the
+// order the Events were stored in: the writer may already be sending its first batch when the
+// Scheduled is recorded, and a batch's writes go at once, so it must be among the first two
+// batches, not after the Warnings recorded before it.
+TEST(EventsTest, AScheduledIsWrittenBeforeTheFailedSchedulingRecordedBeforeIt) {
+  std::optional<testing_support::LocalCluster> cluster =
+      testing_support::LocalCluster::FromEnvironment();
+  if (!cluster) GTEST_SKIP() << "KUBECONFIG is not set: run under hack/test.sh";
+  auto transport = HttpTransport::Create(cluster->AdminOptions());
+  ASSERT_TRUE(transport.ok()) << transport.status();
+  ApiClient api(**transport);
+  std::string ns = "events-order-" + std::to_string(::getpid());
+  nlohmann::json n = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
+  ASSERT_TRUE(api.Create("/api/v1/namespaces", n.dump()).ok());
+
+  EventRecorderOptions options;
+  options.reporting_instance = "test";
+  EventRecorder recorder(api, options, RealClock::Instance());
+  constexpr int kWaiting = 150;
+  for (int i = 0; i < kWaiting; ++i) {
+    EventSpec failed;
+    failed.regarding = {"v1", "Pod", ns, "wait-" + std::to_string(i), "uid-w" + std::to_string(i)};
+    failed.type = "Warning";
+    failed.reason = "FailedScheduling";
+    failed.action = "Scheduling";
+    failed.note = "0/8 nodes are available: 8 Insufficient cpu.";
+    ASSERT_TRUE(recorder.Record(failed));
+  }
+  EventSpec scheduled;
+  scheduled.regarding = {"v1", "Pod", ns, "bound", "uid-bound"};
+  scheduled.reason = "Scheduled";
+  scheduled.action = "Binding";
+  scheduled.note = "Successfully assigned " + ns + "/bound to kwok-node-0";
+  ASSERT_TRUE(recorder.Record(scheduled));
+  recorder.Flush();
+  ASSERT_EQ(recorder.failed(), 0U);
+
+  StatusOr<std::string> body = api.Get("/apis/events.k8s.io/v1/namespaces/" + ns + "/events");
+  ASSERT_TRUE(body.ok()) << body.status();
+  nlohmann::json list = nlohmann::json::parse(*body);
+  ASSERT_EQ(list["items"].size(), static_cast<std::size_t>(kWaiting + 1));
+  std::vector<std::pair<std::uint64_t, std::string>> stored;
+  for (const auto& event : list["items"]) {
+    stored.emplace_back(std::stoull(event["metadata"]["resourceVersion"].get<std::string>()),
+                        event["reason"].get<std::string>());
+  }
+  std::sort(stored.begin(), stored.end());
+  const auto at = std::find_if(stored.begin(), stored.end(),
+                               [](const auto& e) { return e.second == "Scheduled"; });
+  ASSERT_NE(at, stored.end());
+  EXPECT_LT(at - stored.begin(), static_cast<std::ptrdiff_t>(2 * options.batch))
+      << "the Scheduled was stored after " << (at - stored.begin()) << " FailedScheduling";
 }
 
 }  // namespace

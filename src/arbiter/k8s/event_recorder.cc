@@ -138,8 +138,9 @@ bool EventRecorder::Record(EventSpec spec) {
       ++dropped_;
       return false;
     } else {
+      std::deque<std::string>& lane = spec.type == "Warning" ? warnings_ : normal_;
       waiting_.emplace(key, Waiting{std::move(spec), 1, now, now});
-      queue_.push_back(std::move(key));
+      lane.push_back(std::move(key));
     }
   }
   changed_.notify_all();
@@ -148,7 +149,8 @@ bool EventRecorder::Record(EventSpec spec) {
 
 void EventRecorder::Flush() {
   std::unique_lock lock(mu_);
-  changed_.wait(lock, [this] { return (queue_.empty() && !busy_) || stopping_; });
+  changed_.wait(lock,
+                [this] { return (normal_.empty() && warnings_.empty() && !busy_) || stopping_; });
 }
 
 void EventRecorder::Stop() {
@@ -182,13 +184,15 @@ void EventRecorder::Loop() {
       std::unique_lock lock(mu_);
       busy_ = false;
       changed_.notify_all();
-      changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+      changed_.wait(lock, [this] { return !normal_.empty() || !warnings_.empty() || stopping_; });
       if (stopping_) return;
-      while (!queue_.empty() && taken.size() < batch) {
-        auto it = waiting_.find(queue_.front());
-        taken.push_back(std::move(it->second));
-        waiting_.erase(it);
-        queue_.pop_front();
+      for (std::deque<std::string>* lane : {&normal_, &warnings_}) {
+        while (!lane->empty() && taken.size() < batch) {
+          auto it = waiting_.find(lane->front());
+          taken.push_back(std::move(it->second));
+          waiting_.erase(it);
+          lane->pop_front();
+        }
       }
       busy_ = true;
     }

@@ -5,7 +5,9 @@
 //   * Record() only queues (a bounded queue; when it is full the event is dropped and counted);
 //     a background thread writes; an event for an object and reason that is still waiting is
 //     replaced by the newer one, in its place (coalesced), so the queue holds at most one event
-//     per object and reason;
+//     per object and reason; Normal events (a change: Scheduled, Preempted) are written before
+//     Warnings (why something still waits, rewritten as its figures change), so that a pod's
+//     Scheduled does not queue behind every pending pod's newest FailedScheduling;
 //   * the same event (object, type, reason, note) repeated within the aggregation window becomes
 //     one Event whose `series` count and lastObservedTime are updated, not a new object each time;
 //   * each object may cause at most `burst` writes per reason, refilled at `per_object_qps`, so a
@@ -152,7 +154,9 @@ class EventRecorder {
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  std::deque<std::string> queue_;  // keys of waiting_, in the order first recorded
+  // Keys of waiting_, in the order first recorded: Normal events, then Warnings.
+  std::deque<std::string> normal_;
+  std::deque<std::string> warnings_;
   struct Waiting {
     EventSpec spec;                  // the newest
     std::int32_t repeats = 1;        // occurrences of its note while it waited
