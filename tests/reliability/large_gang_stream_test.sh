@@ -179,11 +179,16 @@ if python3 -c "import sys; sys.exit(0 if float('$(value reserved_for)') >= 4 els
   expect "1-s pods were backfilled onto the reserved nodes" test "$(value backfilled_short)" -ge 1
 fi
 
-# The stream goes on beside the running gang, on the 8 CPU it leaves.
-before=$(scheduled_events)
-holds_for "the stream goes on beside the gang" 8 scheduler_alive
-after=$(($(scheduled_events) - before))
-expect "the stream's pods were bound beside the gang ($after in 8 s)" test "$after" -ge 3
+# The stream goes on beside the running gang, on the 8 CPU it leaves. Its waiting 12-s pods fill
+# those as soon as the gang is bound, so its next binds come as they end: watched for longer than
+# that, counting the 1-s pods too (they compete for the same room): at least the 8 CPU turned over
+# once (17 and 18 in two runs). Over 8 s it once saw 2: the Scheduled events of the binds at the
+# gang's start, written seconds late before Normal events went first, used to fall inside.
+stream_events() { echo $(($(scheduled_events small-) + $(scheduled_events short-))); }
+before=$(stream_events)
+holds_for "the stream goes on beside the gang" 16 scheduler_alive
+after=$(($(stream_events) - before))
+expect "the stream's pods were bound beside the gang ($after in 16 s)" test "$after" -ge 8
 
 rm -f "$E2E_TMP/streaming"
 e2e_invariant
