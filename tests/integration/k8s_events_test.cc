@@ -2,6 +2,7 @@
 // aggregated into one Event whose series counts the repeats; a Scheduled recorded behind many
 // FailedScheduling is written before them.
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,17 +20,35 @@
 namespace arbiter::k8s {
 namespace {
 
-TEST(EventsTest, ScheduledAndAggregatedFailedSchedulingEvents) {
-  std::optional<testing_support::LocalCluster> cluster =
-      testing_support::LocalCluster::FromEnvironment();
-  if (!cluster) GTEST_SKIP() << "KUBECONFIG is not set: run under hack/test.sh";
-  auto transport = HttpTransport::Create(cluster->AdminOptions());
-  ASSERT_TRUE(transport.ok()) << transport.status();
-  ApiClient api(**transport);
-  std::string ns = "events-" + std::to_string(::getpid());
-  nlohmann::json n = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
-  ASSERT_TRUE(api.Create("/api/v1/namespaces", n.dump()).ok());
+// A client of the local cluster and a namespace of the test's own.
+class EventsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::optional<testing_support::LocalCluster> cluster =
+        testing_support::LocalCluster::FromEnvironment();
+    if (!cluster) GTEST_SKIP() << "KUBECONFIG is not set: run under hack/test.sh";
+    auto transport = HttpTransport::Create(cluster->AdminOptions());
+    ASSERT_TRUE(transport.ok()) << transport.status();
+    transport_ = std::move(*transport);
+    api_ = std::make_unique<ApiClient>(*transport_);
+    ns_ =
+        "events-" +
+        std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()).substr(0, 20) +
+        "-" + std::to_string(::getpid());
+    std::transform(ns_.begin(), ns_.end(), ns_.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    nlohmann::json n = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns_}}}};
+    ASSERT_TRUE(api_->Create("/api/v1/namespaces", n.dump()).ok());
+  }
 
+  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<ApiClient> api_;
+  std::string ns_;
+};
+
+TEST_F(EventsTest, ScheduledAndAggregatedFailedSchedulingEvents) {
+  ApiClient& api = *api_;
+  const std::string& ns = ns_;
   EventRecorderOptions options;
   options.reporting_instance = "test";
   EventRecorder recorder(api, options, RealClock::Instance());
@@ -72,17 +91,9 @@ TEST(EventsTest, ScheduledAndAggregatedFailedSchedulingEvents) {
 // order the Events were stored in: the writer may already be sending its first batch when the
 // Scheduled is recorded, and a batch's writes go at once, so it must be among the first two
 // batches, not after the Warnings recorded before it.
-TEST(EventsTest, AScheduledIsWrittenBeforeTheFailedSchedulingRecordedBeforeIt) {
-  std::optional<testing_support::LocalCluster> cluster =
-      testing_support::LocalCluster::FromEnvironment();
-  if (!cluster) GTEST_SKIP() << "KUBECONFIG is not set: run under hack/test.sh";
-  auto transport = HttpTransport::Create(cluster->AdminOptions());
-  ASSERT_TRUE(transport.ok()) << transport.status();
-  ApiClient api(**transport);
-  std::string ns = "events-order-" + std::to_string(::getpid());
-  nlohmann::json n = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
-  ASSERT_TRUE(api.Create("/api/v1/namespaces", n.dump()).ok());
-
+TEST_F(EventsTest, AScheduledIsWrittenBeforeTheFailedSchedulingRecordedBeforeIt) {
+  ApiClient& api = *api_;
+  const std::string& ns = ns_;
   EventRecorderOptions options;
   options.reporting_instance = "test";
   EventRecorder recorder(api, options, RealClock::Instance());
