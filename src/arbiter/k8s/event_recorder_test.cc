@@ -109,8 +109,7 @@ TEST(EventAggregatorTest, AFloodOfOneReasonDoesNotSilenceAnother) {
 // reliability checker orders a pod's Scheduled event against node resizes by it, and a writer
 // trailing by seconds made a bind before a shrink look like one after it.
 TEST(EventRequestTest, StampsTheObservationNotTheWrite) {
-  EventRecorderOptions options;
-  options.reporting_controller = "arbiter.dev/scheduler";
+  const EventRecorderOptions options;
   const Clock::WallTime observed{std::chrono::microseconds(1'765'000'000'123'456)};
   EventSpec scheduled = Failed("p", "Successfully assigned ns/p to node-1");
   scheduled.reason = "Scheduled";

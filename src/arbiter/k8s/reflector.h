@@ -267,14 +267,14 @@ Status Reflector<T>::ListAll() {
 
   // Replace the store: vanished objects are deletes, others adds or updates (unchanged objects,
   // same resourceVersion, are not delivered again).
-  std::vector<T> vanished;
+  std::vector<std::shared_ptr<const T>> vanished;
   {
     std::lock_guard lock(mu_);
     for (const auto& [key, object] : store_) {
-      if (!fresh.contains(key)) vanished.push_back(*object);
+      if (!fresh.contains(key)) vanished.push_back(object);
     }
   }
-  for (const T& object : vanished) Remove(object);
+  for (const auto& object : vanished) Remove(*object);
   for (auto& [key, object] : fresh) {
     if (StoredVersion(key) == object.meta.resource_version) continue;  // unchanged
     Upsert(std::move(object));
@@ -293,13 +293,13 @@ Status Reflector<T>::ListAll() {
 // and that is all there is to sync.
 template <typename T>
 Status Reflector<T>::NotServed(const HttpRequest& request, const HttpResponse& response) {
-  std::vector<T> vanished;
+  std::vector<std::shared_ptr<const T>> vanished;
   {
     std::lock_guard lock(mu_);
-    for (const auto& [key, object] : store_) vanished.push_back(*object);
+    for (const auto& [key, object] : store_) vanished.push_back(object);
     resource_version_.clear();
   }
-  for (const T& object : vanished) Remove(object);
+  for (const auto& object : vanished) Remove(*object);
   synced_ = true;  // not counted as a LIST: rechecks every absent_recheck are no re-lists
   SetServed(false);
   return StatusFromResponse(request, response);

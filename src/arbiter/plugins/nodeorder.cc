@@ -207,25 +207,22 @@ using Lanes = double __attribute__((vector_size(32)));
 void NodeOrderPlugin::ScoreRange(const Session& session, TaskIndex task, NodeIndex first,
                                  std::span<const std::uint8_t> in_play,
                                  std::span<double> scores) const {
-  if (first.pos() + scores.size() > allocatable_cpu_.size()) {  // not of the session opened
+  if (!Columns(session, task, first, /*set=*/false, scores)) {
     ScoreExtension::ScoreRange(session, task, first, in_play, scores);
-    return;
   }
-  Columns(session, task, first, /*set=*/false, scores);
 }
 
 void NodeOrderPlugin::ScoreRangeFirst(const Session& session, TaskIndex task, NodeIndex first,
                                       std::span<const std::uint8_t> in_play,
                                       std::span<double> scores) const {
-  if (first.pos() + scores.size() > allocatable_cpu_.size()) {  // not of the session opened
+  if (!Columns(session, task, first, /*set=*/true, scores)) {
     ScoreExtension::ScoreRangeFirst(session, task, first, in_play, scores);
-    return;
   }
-  Columns(session, task, first, /*set=*/true, scores);
 }
 
-void NodeOrderPlugin::Columns(const Session& session, TaskIndex task, NodeIndex first, bool set,
+bool NodeOrderPlugin::Columns(const Session& session, TaskIndex task, NodeIndex first, bool set,
                               std::span<double> scores) const {
+  if (first.pos() + scores.size() > allocatable_cpu_.size()) return false;  // another session's
   double request[2];
   CpuMemory(session.task(task).request, request);
   // Every node of the run, in play or not, straight from the columns, several per instruction.
@@ -235,6 +232,7 @@ void NodeOrderPlugin::Columns(const Session& session, TaskIndex task, NodeIndex 
              session.free_column_as_double(kCpuId) + b,
              session.free_column_as_double(kMemoryId) + b, request, all_counted_, set,
              scores.data());
+  return true;
 }
 
 }  // namespace arbiter

@@ -40,9 +40,9 @@ class NodeOrderPlugin final : public Plugin, public ScoreExtension {
                        std::span<double> scores) const override;
 
  private:
-  // Scores the run straight from the columns (of the session opened), adding or, with `set`,
-  // writing.
-  void Columns(const Session& session, TaskIndex task, NodeIndex first, bool set,
+  // Scores the run straight from the columns, adding or, with `set`, writing; false (nothing
+  // done) when the run is not of the session opened.
+  bool Columns(const Session& session, TaskIndex task, NodeIndex first, bool set,
                std::span<double> scores) const;
 
   NodeOrderWeights weights_;
