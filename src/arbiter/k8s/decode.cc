@@ -25,8 +25,7 @@ namespace decode_internal {
 
 Status Here(std::string_view what) { return InvalidArgumentError(": " + std::string(what)); }
 
-Status At(std::string_view step, Status status) {
-  if (status.ok()) return status;
+Status PrefixStep(std::string_view step, const Status& status) {
   const std::string& inner = status.message();
   std::string message(step);
   if (!inner.starts_with(':') && !inner.starts_with('[')) message += '.';
@@ -34,9 +33,8 @@ Status At(std::string_view step, Status status) {
   return {status.code(), std::move(message)};
 }
 
-Status AtIndex(std::size_t index, Status status) {
-  if (status.ok()) return status;
-  return At("[" + std::to_string(index) + "]", std::move(status));
+Status PrefixIndex(std::size_t index, const Status& status) {
+  return PrefixStep("[" + std::to_string(index) + "]", status);
 }
 
 std::string_view TypeName(value& v) {

@@ -35,8 +35,22 @@ using simdjson::ondemand::value;
 // an index "[3]" (joined as is). The top level prepends the object's kind and name.
 
 Status Here(std::string_view what);
-Status At(std::string_view step, Status status);
-Status AtIndex(std::size_t index, Status status);
+// The error paths of At and AtIndex, out of line: a decode calls At for every field it reads, and
+// all but a malformed object's calls pass an OK status straight through.
+Status PrefixStep(std::string_view step, const Status& status);
+Status PrefixIndex(std::size_t index, const Status& status);
+inline Status At(std::string_view step, Status status) {
+  if (status.ok()) [[likely]] {
+    return status;
+  }
+  return PrefixStep(step, status);
+}
+inline Status AtIndex(std::size_t index, Status status) {
+  if (status.ok()) [[likely]] {
+    return status;
+  }
+  return PrefixIndex(index, status);
+}
 // "<want>, got <the JSON type>"; simdjson's message when the JSON itself is malformed.
 Status TypeError(error_code error, value& v, std::string_view want);
 bool IsNull(value& v);
