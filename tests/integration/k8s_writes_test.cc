@@ -14,6 +14,7 @@
 #include "cluster_env.h"
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "arbiter/k8s/api_client.h"
 #include "arbiter/k8s/http_transport.h"
@@ -33,12 +34,14 @@ class WritesTest : public testing::Test {
     ASSERT_TRUE(t.ok()) << t.status();
     transport_ = std::move(t).value();
     api_ = std::make_unique<ApiClient>(*transport_);
-    // A namespace per test, so tests never see each other's pods.
-    ns_ = "writes-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-          std::to_string(next_namespace_++);
+    // A namespace per test, so tests never see each other's pods; named by the process (ctest
+    // runs each test in its own, two at a time: gtest's random seed, the time in milliseconds,
+    // once named two of them alike).
+    ns_ = "writes-" + std::to_string(::getpid()) + "-" + std::to_string(next_namespace_++);
     nlohmann::json namespace_object = {
         {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns_}}}};
-    ASSERT_TRUE(api_->Create("/api/v1/namespaces", namespace_object.dump()).ok());
+    StatusOr<std::string> created = api_->Create("/api/v1/namespaces", namespace_object.dump());
+    ASSERT_TRUE(created.ok()) << created.status();
     StatusOr<std::string> nodes = api_->Get("/api/v1/nodes?limit=1");
     ASSERT_TRUE(nodes.ok()) << nodes.status();
     node_ = nlohmann::json::parse(*nodes)["items"][0]["metadata"]["name"];
