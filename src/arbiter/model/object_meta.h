@@ -23,7 +23,8 @@ namespace arbiter {
 
 // Labels and annotations: sorted, so iteration and printing are deterministic; one flat array of
 // pairs, not a tree of nodes (a re-list builds and frees these for every pod: a node allocation
-// per entry was a tenth of decoding a PodList), looked up by string_view as well.
+// per entry made decoding a PodList about 5% slower), looked up by string_view as well. An insert
+// moves the entries after it: keep no reference into a map across one.
 using Labels = boost::container::flat_map<std::string, std::string, std::less<>>;
 
 struct OwnerReference {
