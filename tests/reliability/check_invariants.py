@@ -10,7 +10,8 @@ Always (safety, which must hold at every moment):
   node-fits       on every node, the requests of its non-terminal pods fit its allocatable
                   (cpu, memory, pods, and any other resource a pod requests); with --node-log,
                   a node shrunk below what it holds is over only if none of its pods was bound
-                  (Scheduled event) later than 2 s after the shrink
+                  (Scheduled event; before that is written, its PodScheduled condition) later
+                  than 2 s after the shrink
   cordon          with --node-log: no pod was bound (Scheduled event) to a node later than 2 s
                   after it was cordoned and before it was uncordoned
   capability      no queue's pods (its own and its children's) hold more than its capability
