@@ -2,7 +2,7 @@
 # Captures a real PodList for bench/micro/decode_bench: starts a local cluster, creates N pods
 # (default 2000) shaped like a training job's workers, reads them back with one LIST from the API
 # server, and writes the response as it came to _output/bench/podlist.json (managedFields and
-# all). Then:
+# all), and the same LIST in the API server's protobuf encoding to _output/bench/podlist.pb. Then:
 #   ARBITER_CAPTURED_PODLIST=_output/bench/podlist.json build/bench/decode_bench \
 #     --benchmark_filter=Captured --benchmark_min_time=1
 set -euo pipefail
@@ -56,7 +56,12 @@ print(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
 PY
   "$kubectl" create -f _output/bench/pods.json >/dev/null
   source "$ARBITER_CLUSTER_ENV"
-  curl -sf --cacert "$CA_FILE" -H "Authorization: Bearer $(cat "$TOKEN_FILE")" \
+  # The user agent Arbiter sends: the API server pretty-prints JSON for one starting with "curl/",
+  # which more than doubles the bytes of what Arbiter receives.
+  curl -sf -A arbiter/0.1 --cacert "$CA_FILE" -H "Authorization: Bearer $(cat "$TOKEN_FILE")" \
     "$APISERVER_URL/api/v1/namespaces/bench/pods" -o "$out"
+  curl -sf -A arbiter/0.1 --cacert "$CA_FILE" -H "Authorization: Bearer $(cat "$TOKEN_FILE")" \
+    -H "Accept: application/vnd.kubernetes.protobuf" \
+    "$APISERVER_URL/api/v1/namespaces/bench/pods" -o "${out%.json}.pb"
 ' capture "$count" "$out"
-echo "captured $(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))[\"items\"]))" "$out") pods, $(du -h "$out" | cut -f1), in $out"
+echo "captured $(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))[\"items\"]))" "$out") pods, $(du -h "$out" | cut -f1), in $out ($(du -h "${out%.json}.pb" | cut -f1) as protobuf)"

@@ -25,6 +25,8 @@ $build_only || packages+=(
   # tests and benchmarks (hyperfine times whole commands); a headless Chromium renders the
   # simulator's HTML report in a test
   chromium-headless-shell hyperfine
+  # bench/proto/run.sh: the API server's protobuf encoding measured against its JSON
+  protobuf-compiler libprotobuf-dev
   # a real Prometheus scrapes the metrics endpoints in a test (promtool checks the exposition)
   prometheus
   # the container image, built without a container engine (hack/image.sh)
