@@ -41,22 +41,28 @@ std::string_view StatusCodeName(StatusCode code) {
 }
 
 Status::Status(StatusCode code, std::string message)
-    : code_(code), message_(code == StatusCode::kOk ? std::string() : std::move(message)) {}
+    : rep_(code == StatusCode::kOk ? nullptr
+                                   : std::make_unique<Rep>(Rep{code, std::move(message)})) {}
+
+const std::string& Status::EmptyMessage() {
+  static const std::string* const kEmpty = new std::string();
+  return *kEmpty;
+}
 
 std::string Status::ToString() const {
   if (ok()) return "OK";
-  std::string out(StatusCodeName(code_));
+  std::string out(StatusCodeName(rep_->code));
   out += ": ";
-  out += message_;
+  out += rep_->message;
   return out;
 }
 
 Status Status::WithContext(std::string_view context) const {
-  if (ok()) return *this;
+  if (ok()) return {};
   std::string message(context);
   message += ": ";
-  message += message_;
-  return {code_, std::move(message)};
+  message += rep_->message;
+  return {rep_->code, std::move(message)};
 }
 
 std::ostream& operator<<(std::ostream& os, const Status& status) { return os << status.ToString(); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -77,7 +78,21 @@ bool IsNull(value& v) {
 
 // ---- Scalars -----------------------------------------------------------------------------------
 
+// A string without escapes (nearly all of them) is copied once, straight from the input; through
+// get_string it would be copied twice, unescaped into the parser's buffer first. The raw token
+// runs from the opening quote to the next structural character, so it may end in white space.
 Status ReadString(value& v, std::string& out) {
+  const std::string_view token = v.raw_json_token();
+  if (token.size() >= 2 && token.front() == '"') {
+    const std::size_t close = token.find_last_of('"');
+    if (close > 0) {
+      const std::string_view text = token.substr(1, close - 1);
+      if (text.find('\\') == std::string_view::npos) {
+        out.assign(text);
+        return Status::Ok();
+      }
+    }
+  }
   std::string_view s;
   if (error_code e = v.get_string().get(s)) {
     return IsNull(v) ? Status::Ok() : TypeError(e, v, "a string");
@@ -171,35 +186,78 @@ Status ReadQuantity(value& v, Quantity& out) {
   return Status::Ok();
 }
 
-Status ReadStringMap(value& v, Labels& out) {
-  return ReadMap(v, [&](std::string_view key, value& item) {
-    std::string s;
-    ARBITER_RETURN_IF_ERROR(ReadString(item, s));
-    // The API server writes map keys sorted, so the end is the right hint.
-    out.insert_or_assign(out.end(), std::string(key), std::move(s));
-    return Status::Ok();
+namespace {
+
+// Moves `entries` into `out` as one array of their final size, sorted by key, the last of equal
+// keys winning as in Go's decoder. The API server writes a map's keys sorted, so they are usually
+// adopted as they come.
+void AdoptEntries(Labels::sequence_type& entries, Labels& out) {
+  auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (std::adjacent_find(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+        return a.first >= b.first;
+      }) != entries.end()) {
+    std::stable_sort(entries.begin(), entries.end(), by_key);
+    auto kept = entries.begin();
+    for (auto it = entries.begin(); it != entries.end(); ++it) {
+      if (std::next(it) != entries.end() && std::next(it)->first == it->first) continue;
+      if (kept != it) *kept = std::move(*it);
+      ++kept;
+    }
+    entries.erase(kept, entries.end());
+  }
+  if (!out.empty()) {  // a key given twice in the object: merge into what the first one gave
+    for (auto& [key, text] : entries) out.insert_or_assign(std::move(key), std::move(text));
+    return;
+  }
+  Labels::sequence_type exact;
+  exact.reserve(entries.size());
+  std::move(entries.begin(), entries.end(), std::back_inserter(exact));
+  out.adopt_sequence(boost::container::ordered_unique_range, std::move(exact));
+}
+
+}  // namespace
+
+// The entries are gathered in a vector kept per thread and the map built once at its final size:
+// inserting them one by one grew its array five times for a pod's five labels.
+// (A map's values are strings, so no ReadStringMap runs inside another to share the scratch.)
+Status ReadStringMap(value& v, Labels& out, bool (*keep)(std::string_view)) {
+  thread_local Labels::sequence_type scratch;
+  Status status = ReadMap(v, [&](std::string_view key, value& item) {
+    if (keep != nullptr && !keep(key)) return Status::Ok();  // its value is skipped unread
+    auto& entry = scratch.emplace_back();
+    entry.first.assign(key);
+    return ReadString(item, entry.second);
   });
+  if (status.ok() && !scratch.empty()) AdoptEntries(scratch, out);
+  scratch.clear();
+  if (scratch.capacity() > 64) Labels::sequence_type().swap(scratch);
+  return status;
 }
 
 Status ReadStringArray(value& v, std::vector<std::string>& out) {
-  return ReadArray(v, [&](value& item) {
-    ARBITER_RETURN_IF_ERROR(ReadString(item, out.emplace_back()));
-    return Status::Ok();
-  });
+  return ReadVector(v, out, [](value& item, std::string& into) { return ReadString(item, into); });
 }
 
 // A ResourceList or a ResourceQuota's hard/used, in canonical units (UnitOf: "requests.cpu" counts
-// millicores as "cpu" does).
+// millicores as "cpu" does). The amounts are gathered first, so that the list grows once (a
+// container's requests grew twice, for cpu and then memory); the names are views of the parser's
+// buffer, which holds them until the next document.
 Status ReadResourceList(value& v, ResourceList& out) {
-  return ReadMap(v, [&](std::string_view name, value& item) {
+  thread_local std::vector<std::pair<std::string_view, std::int64_t>> scratch;
+  scratch.clear();
+  Status status = ReadMap(v, [&](std::string_view name, value& item) {
     Quantity q;
     ARBITER_RETURN_IF_ERROR(ReadQuantity(item, q));
     if (q.Sign() < 0) return Here("negative quantity " + q.ToString());
     StatusOr<std::int64_t> amount = ToCanonical(name, q);
     if (!amount.ok()) return Here(amount.status().message());
-    out.Set(name, *amount);
+    scratch.emplace_back(name, *amount);
     return Status::Ok();
   });
+  if (!status.ok()) return status;
+  out.Reserve(out.size() + scratch.size());
+  for (const auto& [name, amount] : scratch) out.Set(name, amount);
+  return Status::Ok();
 }
 
 // ---- Shared structures -------------------------------------------------------------------------
@@ -225,14 +283,7 @@ Status ReadMeta(value& v, ObjectMeta& out, bool all_annotations) {
     if (key == "labels") return At("labels", ReadStringMap(f, out.labels));
     if (key == "annotations") {
       if (all_annotations) return At("annotations", ReadStringMap(f, out.annotations));
-      return At("annotations", ReadMap(f, [&](std::string_view k, value& item) {
-                  if (!KeepsPodAnnotation(k)) return Status::Ok();  // its value is skipped
-                  std::string s;
-                  ARBITER_RETURN_IF_ERROR(ReadString(item, s));
-                  out.annotations.insert_or_assign(out.annotations.end(), std::string(k),
-                                                   std::move(s));
-                  return Status::Ok();
-                }));
+      return At("annotations", ReadStringMap(f, out.annotations, KeepsPodAnnotation));
     }
     if (key == "creationTimestamp") {
       return At("creationTimestamp", ReadTime(f, out.creation_timestamp));
@@ -241,9 +292,7 @@ Status ReadMeta(value& v, ObjectMeta& out, bool all_annotations) {
       return At("deletionTimestamp", ReadTime(f, out.deletion_timestamp));
     }
     if (key == "ownerReferences") {
-      return At("ownerReferences", ReadArray(f, [&](value& item) {
-                  return ReadOwnerReference(item, out.owner_references.emplace_back());
-                }));
+      return At("ownerReferences", ReadVector(f, out.owner_references, ReadOwnerReference));
     }
     if (key == "finalizers") {
       return At("finalizers", ReadArray(f, [&](value& item) {
@@ -271,7 +320,7 @@ Status ReadCondition(value& v, Condition& out) {
 }
 
 Status ReadConditions(value& v, std::vector<Condition>& out) {
-  return ReadArray(v, [&](value& item) { return ReadCondition(item, out.emplace_back()); });
+  return ReadVector(v, out, ReadCondition);
 }
 
 Status ReadBody(raw_json_string key, value& f, Namespace& out) {

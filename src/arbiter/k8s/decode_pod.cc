@@ -58,14 +58,11 @@ Status ReadNodeSelectorRequirement(value& v, NodeSelectorRequirement& out) {
 Status ReadNodeSelectorTerm(value& v, NodeSelectorTerm& out) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "matchExpressions") {
-      return At("matchExpressions", ReadArray(f, [&](value& item) {
-                  return ReadNodeSelectorRequirement(item, out.match_expressions.emplace_back());
-                }));
+      return At("matchExpressions",
+                ReadVector(f, out.match_expressions, ReadNodeSelectorRequirement));
     }
     if (key == "matchFields") {
-      return At("matchFields", ReadArray(f, [&](value& item) {
-                  return ReadNodeSelectorRequirement(item, out.match_fields.emplace_back());
-                }));
+      return At("matchFields", ReadVector(f, out.match_fields, ReadNodeSelectorRequirement));
     }
     return Status::Ok();
   });
@@ -81,10 +78,8 @@ Status ReadAffinity(value& v, std::optional<NodeSelector>& out) {
                 return At("requiredDuringSchedulingIgnoredDuringExecution",
                           ReadFields(g, [&](raw_json_string t, value& h) {
                             if (!(t == "nodeSelectorTerms")) return Status::Ok();
-                            return At("nodeSelectorTerms", ReadArray(h, [&](value& item) {
-                                        return ReadNodeSelectorTerm(item,
-                                                                    out->terms.emplace_back());
-                                      }));
+                            return At("nodeSelectorTerms",
+                                      ReadVector(h, out->terms, ReadNodeSelectorTerm));
                           }));
               }));
   });
@@ -124,7 +119,7 @@ Status ReadContainer(value& v, Container& out) {
 }
 
 Status ReadContainers(value& v, std::vector<Container>& out) {
-  return ReadArray(v, [&](value& item) { return ReadContainer(item, out.emplace_back()); });
+  return ReadVector(v, out, ReadContainer);
 }
 
 Status ReadPodSpec(value& v, PodSpec& out) {
@@ -150,9 +145,7 @@ Status ReadPodSpec(value& v, PodSpec& out) {
     }
     if (key == "nodeSelector") return At("nodeSelector", ReadStringMap(f, out.node_selector));
     if (key == "tolerations") {
-      return At("tolerations", ReadArray(f, [&](value& item) {
-                  return ReadToleration(item, out.tolerations.emplace_back());
-                }));
+      return At("tolerations", ReadVector(f, out.tolerations, ReadToleration));
     }
     if (key == "affinity") return At("affinity", ReadAffinity(f, out.required_node_affinity));
     if (key == "overhead") return At("overhead", ReadResourceList(f, out.overhead));

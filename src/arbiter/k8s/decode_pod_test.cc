@@ -244,5 +244,74 @@ TEST(DecodePodTest, AnAnnotationItSkipsIsNotRead) {
   EXPECT_EQ(group->meta.annotations, (Labels{{"example.com/x", "y"}}));
 }
 
+TEST(DecodePodTest, MapKeysInAnyOrderAndTwiceReadAsGoReadsThem) {
+  // The API server writes keys sorted; any other writer may not, and a key given twice keeps its
+  // last value, as Go's decoder does. A map given twice (two "labels") is merged.
+  StatusOr<Pod> pod = Decode<Pod>(R"({"metadata": {"name": "p",
+    "labels": {"b": "1", "a": "2", "c": "3", "a": "4", "b": "5"},
+    "annotations": {"arbiter.dev/z": "1", "example.com/skipped": "x", "arbiter.dev/a": "2"},
+    "labels": {"d": "6", "a": "7"}},
+    "spec": {"nodeSelector": {"zone": "b", "arch": "arm64"}}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->meta.labels, (Labels{{"a", "7"}, {"b", "5"}, {"c", "3"}, {"d", "6"}}));
+  EXPECT_EQ(pod->meta.annotations, (Labels{{"arbiter.dev/a", "2"}, {"arbiter.dev/z", "1"}}));
+  EXPECT_EQ(pod->spec.node_selector, (Labels{{"arch", "arm64"}, {"zone", "b"}}));
+}
+
+TEST(DecodePodTest, StringsReadTheSameWithOrWithoutEscapesAndSpaces) {
+  // Strings without escapes are copied from the input as they stand, up to their closing quote
+  // (white space may follow it); the others are unescaped.
+  StatusOr<Pod> pod = Decode<Pod>(R"({"metadata": {"name" : "p"  ,
+      "namespace":"a\\b" , "uid": ""
+    }, "spec": {"schedulerName": "x\u0041"
+    , "nodeName": "n \"1\""}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->meta.name, "p");
+  EXPECT_EQ(pod->meta.namespace_name, "a\\b");
+  EXPECT_EQ(pod->meta.uid, "");
+  EXPECT_EQ(pod->spec.scheduler_name, "xA");
+  EXPECT_EQ(pod->spec.node_name, "n \"1\"");
+}
+
+TEST(DecodePodTest, ArraysAreReadWhole) {
+  // Arrays are gathered apart and moved in at their final size: every element arrives, in
+  // order, also when one of them is itself read through an array of the same shape.
+  StatusOr<Pod> pod = Decode<Pod>(R"({"metadata": {"name": "p"}, "spec": {
+    "tolerations": [{"key": "a"}, {"key": "b"}, {"key": "c"}, {"key": "d"}, {"key": "e"}],
+    "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+      "nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "x", "operator": "In", "values": ["1", "2", "3"]},
+                              {"key": "y", "operator": "Exists"}]},
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}},
+    "containers": [{"name": "c1"}, {"name": "c2"}, {"name": "c3"}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  std::vector<std::string> keys;
+  for (const Toleration& t : pod->spec.tolerations) keys.push_back(t.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"a", "b", "c", "d", "e"}));
+  ASSERT_TRUE(pod->spec.required_node_affinity.has_value());
+  const std::vector<NodeSelectorTerm>& terms = pod->spec.required_node_affinity->terms;
+  ASSERT_EQ(terms.size(), 2U);
+  ASSERT_EQ(terms[0].match_expressions.size(), 2U);
+  EXPECT_EQ(terms[0].match_expressions[0].values, (std::vector<std::string>{"1", "2", "3"}));
+  EXPECT_EQ(terms[0].match_expressions[1].op, NodeSelectorOperator::kExists);
+  ASSERT_EQ(terms[1].match_fields.size(), 1U);
+  EXPECT_EQ(terms[1].match_fields[0].values, (std::vector<std::string>{"n1"}));
+  ASSERT_EQ(pod->spec.containers.size(), 3U);
+  EXPECT_EQ(pod->spec.containers[2].name, "c3");
+}
+
+TEST(DecodePodTest, AMalformedArrayLeavesNothingBehindForTheNextPod) {
+  // The per-thread room an array is gathered in is emptied on an error too: the next pod
+  // decoded on this thread gets only its own tolerations.
+  StatusOr<Pod> bad = Decode<Pod>(
+      R"({"metadata": {"name": "bad"}, "spec": {"tolerations": [{"key": "a"}, {"key": 7}]}})");
+  ASSERT_FALSE(bad.ok());
+  StatusOr<Pod> good =
+      Decode<Pod>(R"({"metadata": {"name": "good"}, "spec": {"tolerations": [{"key": "b"}]}})");
+  ASSERT_TRUE(good.ok()) << good.status();
+  ASSERT_EQ(good->spec.tolerations.size(), 1U);
+  EXPECT_EQ(good->spec.tolerations[0].key, "b");
+}
+
 }  // namespace
 }  // namespace arbiter::k8s

@@ -65,6 +65,9 @@ class ResourceList {
   // Sets (adding if absent); CHECKs amount >= 0.
   void Set(std::string_view name, std::int64_t amount);
   void Erase(std::string_view name);
+  // Room for n resources in all, so that the Sets that follow allocate once (a decoder knows
+  // how many it has read before it sets them).
+  void Reserve(std::size_t n) { entries_.reserve(n); }
 
   const std::vector<ResourceEntry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
