@@ -4,6 +4,7 @@
 # benchmark the median real time of each and NEW / BASE.
 #
 #   bench/ab/run.sh BASE_BINARY NEW_BINARY [--filter REGEX] [--rounds N] [--min-time S]
+#                   [--repetitions N]   (each run N times in one process; default 1)
 #
 # Example (scheduler_bench of a commit before a change, kept aside, against the current build):
 #   git worktree add /tmp/base <commit> && (cd /tmp/base && hack/build.sh)
@@ -11,17 +12,19 @@
 #     --filter 'BM_Session/nodes:(5000|10000)'
 set -euo pipefail
 
-base=${1:?usage: $0 BASE_BINARY NEW_BINARY [--filter REGEX] [--rounds N] [--min-time S]}
-new=${2:?usage: $0 BASE_BINARY NEW_BINARY [--filter REGEX] [--rounds N] [--min-time S]}
+base=${1:?usage: $0 BASE_BINARY NEW_BINARY [--filter REGEX] [--rounds N] [--min-time S] [--repetitions N]}
+new=${2:?usage: $0 BASE_BINARY NEW_BINARY [--filter REGEX] [--rounds N] [--min-time S] [--repetitions N]}
 shift 2
 filter=.
 rounds=3
 min_time=0.5
+repetitions=1
 while (($#)); do
   case $1 in
     --filter) filter=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --min-time) min_time=$2; shift 2 ;;
+    --repetitions) repetitions=$2; shift 2 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -34,7 +37,7 @@ for ((r = 1; r <= rounds; r++)); do
     [[ $side == new ]] && binary=$new
     echo "round $r/$rounds: $side" >&2
     "$binary" --benchmark_filter="$filter" --benchmark_min_time="$min_time" \
-      --benchmark_format=json >"$out/$side-$r.json" 2>/dev/null
+      --benchmark_repetitions="$repetitions" --benchmark_format=json >"$out/$side-$r.json" 2>/dev/null
   done
 done
 

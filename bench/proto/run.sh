@@ -29,7 +29,7 @@ hack/install-deps.sh
 out=_output/bench/proto
 mkdir -p "$out/include/k8s.io" "$out/gen"
 modules=(k8s.io/api k8s.io/apimachinery)
-(cd hack/cluster/k8s && GOFLAGS=-mod=mod go mod download "${modules[@]}")
+(cd hack/cluster/k8s && go mod download "${modules[@]}")
 while read -r path dir; do
   [[ -d $dir ]] || { echo "no module directory for $path" >&2; exit 1; }
   ln -sfn "$dir" "$out/include/$path"

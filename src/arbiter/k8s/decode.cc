@@ -188,31 +188,24 @@ Status ReadQuantity(value& v, Quantity& out) {
 
 namespace {
 
-// Moves `entries` into `out` as one array of their final size, sorted by key, the last of equal
-// keys winning as in Go's decoder. The API server writes a map's keys sorted, so they are usually
-// adopted as they come.
+// Moves `entries` into `out` as one array of their final size. The API server writes a map's keys
+// sorted, so they are usually adopted as they come; otherwise (keys unsorted or repeated, or the
+// map given twice in the object) they are inserted one by one, sorted, the last of equal keys
+// winning as in Go's decoder.
 void AdoptEntries(Labels::sequence_type& entries, Labels& out) {
-  auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
-  if (std::adjacent_find(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+  const bool sorted_unique =
+      std::adjacent_find(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
         return a.first >= b.first;
-      }) != entries.end()) {
-    std::stable_sort(entries.begin(), entries.end(), by_key);
-    auto kept = entries.begin();
-    for (auto it = entries.begin(); it != entries.end(); ++it) {
-      if (std::next(it) != entries.end() && std::next(it)->first == it->first) continue;
-      if (kept != it) *kept = std::move(*it);
-      ++kept;
-    }
-    entries.erase(kept, entries.end());
-  }
-  if (!out.empty()) {  // a key given twice in the object: merge into what the first one gave
-    for (auto& [key, text] : entries) out.insert_or_assign(std::move(key), std::move(text));
+      }) == entries.end();
+  if (sorted_unique && out.empty()) {
+    Labels::sequence_type exact;
+    exact.reserve(entries.size());
+    std::move(entries.begin(), entries.end(), std::back_inserter(exact));
+    out.adopt_sequence(boost::container::ordered_unique_range, std::move(exact));
     return;
   }
-  Labels::sequence_type exact;
-  exact.reserve(entries.size());
-  std::move(entries.begin(), entries.end(), std::back_inserter(exact));
-  out.adopt_sequence(boost::container::ordered_unique_range, std::move(exact));
+  out.reserve(out.size() + entries.size());
+  for (auto& [key, text] : entries) out.insert_or_assign(std::move(key), std::move(text));
 }
 
 }  // namespace
@@ -229,13 +222,12 @@ Status ReadStringMap(value& v, Labels& out, bool (*keep)(std::string_view)) {
     return ReadString(item, entry.second);
   });
   if (status.ok() && !scratch.empty()) AdoptEntries(scratch, out);
-  scratch.clear();
-  if (scratch.capacity() > 64) Labels::sequence_type().swap(scratch);
+  ResetScratch(scratch);
   return status;
 }
 
 Status ReadStringArray(value& v, std::vector<std::string>& out) {
-  return ReadVector(v, out, [](value& item, std::string& into) { return ReadString(item, into); });
+  return ReadVector(v, out, ReadString);
 }
 
 // A ResourceList or a ResourceQuota's hard/used, in canonical units (UnitOf: "requests.cpu" counts
@@ -244,7 +236,6 @@ Status ReadStringArray(value& v, std::vector<std::string>& out) {
 // buffer, which holds them until the next document.
 Status ReadResourceList(value& v, ResourceList& out) {
   thread_local std::vector<std::pair<std::string_view, std::int64_t>> scratch;
-  scratch.clear();
   Status status = ReadMap(v, [&](std::string_view name, value& item) {
     Quantity q;
     ARBITER_RETURN_IF_ERROR(ReadQuantity(item, q));
@@ -254,10 +245,12 @@ Status ReadResourceList(value& v, ResourceList& out) {
     scratch.emplace_back(name, *amount);
     return Status::Ok();
   });
-  if (!status.ok()) return status;
-  out.Reserve(out.size() + scratch.size());
-  for (const auto& [name, amount] : scratch) out.Set(name, amount);
-  return Status::Ok();
+  if (status.ok()) {
+    out.Reserve(out.size() + scratch.size());
+    for (const auto& [name, amount] : scratch) out.Set(name, amount);
+  }
+  ResetScratch(scratch);
+  return status;
 }
 
 // ---- Shared structures -------------------------------------------------------------------------

@@ -275,7 +275,7 @@ TEST(DecodePodTest, StringsReadTheSameWithOrWithoutEscapesAndSpaces) {
 
 TEST(DecodePodTest, ArraysAreReadWhole) {
   // Arrays are gathered apart and moved in at their final size: every element arrives, in
-  // order, also when one of them is itself read through an array of the same shape.
+  // order, also for arrays inside arrays (terms holding requirements holding values).
   StatusOr<Pod> pod = Decode<Pod>(R"({"metadata": {"name": "p"}, "spec": {
     "tolerations": [{"key": "a"}, {"key": "b"}, {"key": "c"}, {"key": "d"}, {"key": "e"}],
     "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
