@@ -57,10 +57,11 @@ std::string PodListJson(int count) {
   return json;
 }
 
-void BM_DecodePodList(benchmark::State& state) {
+void DecodePodList(benchmark::State& state) {
   const int count = static_cast<int>(state.range(0));
   const simdjson::padded_string json(PodListJson(count));
   simdjson::ondemand::parser parser;
+  state.SetLabel(std::string(DecodeKernelName(ActiveDecodeKernel())));
   for (auto _ : state) {
     StatusOr<ObjectList<Pod>> list = DecodeList<Pod>(parser, json);
     ARBITER_CHECK(list.ok() && list->items.size() == static_cast<std::size_t>(count) &&
@@ -73,7 +74,20 @@ void BM_DecodePodList(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * count);
   state.counters["bytes_per_pod"] = static_cast<double>(json.size()) / count;
 }
+
+// With the readers this CPU gets (decode.h DecodeKernel; the label says which).
+void BM_DecodePodList(benchmark::State& state) { DecodePodList(state); }
 BENCHMARK(BM_DecodePodList)->Arg(1000)->Arg(50000)->Unit(benchmark::kMillisecond);
+
+// The same with the portable build of the readers: the baseline for the AVX2 build, in the same
+// process.
+void BM_DecodePodListPortable(benchmark::State& state) {
+  const DecodeKernel before = ActiveDecodeKernel();
+  ARBITER_CHECK(SetDecodeKernel(DecodeKernel::kPortable));
+  DecodePodList(state);
+  SetDecodeKernel(before);
+}
+BENCHMARK(BM_DecodePodListPortable)->Arg(50000)->Unit(benchmark::kMillisecond);
 
 // The same, with the previous list freed outside the timed region (BM_DecodePodList pays for
 // destroying the last result too, as a reflector replacing its cache would). glibc defers part

@@ -1,6 +1,7 @@
 #include "arbiter/k8s/decode.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <iterator>
@@ -666,6 +667,54 @@ StatusOr<Clock::WallTime> ParseRfc3339(std::string_view text) {
   if (!since_epoch.has_value()) return bad("outside the years 1677 to 2262 that Arbiter can hold");
   return Clock::WallTime(std::chrono::nanoseconds(*since_epoch));
 }
+
+#ifndef ARBITER_DECODE_AVX2_VARIANT
+
+namespace {
+
+bool Avx2Supported() {
+#if ARBITER_DECODE_AVX2
+  // simdjson has already chosen its kernel for this CPU (and honours
+  // SIMDJSON_FORCE_IMPLEMENTATION); "haswell" and "icelake" are the ones whose instructions the
+  // AVX2 build uses.
+  static const bool kSupported = [] {
+    const std::string& name = simdjson::get_active_implementation()->name();
+    return name == "haswell" || name == "icelake";
+  }();
+  return kSupported;
+#else
+  return false;
+#endif
+}
+
+std::atomic<DecodeKernel>& CurrentKernel() {
+  static std::atomic<DecodeKernel> kernel(Avx2Supported() ? DecodeKernel::kAvx2
+                                                          : DecodeKernel::kPortable);
+  return kernel;
+}
+
+}  // namespace
+
+DecodeKernel ActiveDecodeKernel() { return CurrentKernel().load(std::memory_order_relaxed); }
+
+std::string_view DecodeKernelName(DecodeKernel kernel) {
+  return kernel == DecodeKernel::kAvx2 ? "avx2" : "portable";
+}
+
+bool SetDecodeKernel(DecodeKernel kernel) {
+  if (kernel == DecodeKernel::kAvx2 && !Avx2Supported()) return false;
+  CurrentKernel().store(kernel, std::memory_order_relaxed);
+  return true;
+}
+
+#else
+
+simdjson::ondemand::parser& decode_internal::ThreadParser() {
+  thread_local simdjson::ondemand::parser parser;
+  return parser;
+}
+
+#endif  // ARBITER_DECODE_AVX2_VARIANT
 
 ARBITER_K8S_INSTANTIATE_DECODERS(Namespace);
 ARBITER_K8S_INSTANTIATE_DECODERS(PriorityClass);

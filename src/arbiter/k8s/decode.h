@@ -122,6 +122,17 @@ StatusOr<WatchEvent<T>> DecodeWatchEvent(simdjson::ondemand::parser& parser,
 // message, with its reason ahead when it has one ("TooManyRequests: ..."). Otherwise nothing.
 std::optional<std::string> StatusMessageOf(std::string_view line);
 
+// Which build of the readers DecodeObject, DecodeList and DecodeWatchEvent use. x86-64 release
+// builds carry a second build of them compiled for AVX2 (simdjson's on-demand walker is otherwise
+// its scalar kernel), used when simdjson's kernel for this CPU is "haswell" or "icelake" (so
+// SIMDJSON_FORCE_IMPLEMENTATION=fallback or westmere turns it off); both decode alike.
+enum class DecodeKernel : std::uint8_t { kPortable, kAvx2 };
+DecodeKernel ActiveDecodeKernel();
+std::string_view DecodeKernelName(DecodeKernel kernel);
+// For tests and benchmarks that run both: false, and nothing changed, when `kernel` is not in
+// this build or not supported by this CPU. Process-wide.
+bool SetDecodeKernel(DecodeKernel kernel);
+
 // An RFC 3339 timestamp ("2024-05-01T10:00:00Z", "2024-05-01T10:00:00.123456+02:00") as
 // Kubernetes writes Time and MicroTime. Fractions finer than a nanosecond are truncated.
 StatusOr<Clock::WallTime> ParseRfc3339(std::string_view text);

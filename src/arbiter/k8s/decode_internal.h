@@ -439,22 +439,56 @@ StatusOr<WatchEvent<T>> DecodeWatchEventIn(simdjson::ondemand::parser& parser,
 
 }  // namespace arbiter::k8s::decode_internal
 
+// ---- Two builds of the readers -----------------------------------------------------------------
+//
+// simdjson compiles its on-demand walker only for the kernel the compiler may assume ("builtin"):
+// for baseline x86-64 that is its scalar fallback, while the list's stage 1 alone is dispatched
+// at run time. So where the build allows (ARBITER_DECODE_AVX2: x86-64, not the sanitizer builds)
+// the decoders' sources are compiled a second time with AVX2, ARBITER_DECODE_AVX2_VARIANT
+// defined, and joined into one object whose only global symbols are the entry points below (the
+// rest made local: cmake/localize-variant.sh), so that no inline function compiled for AVX2 can
+// stand in for the portable one elsewhere. The portable entry points call them when
+// ActiveDecodeKernel() is kAvx2.
+
+namespace arbiter::k8s::decode_avx2 {
+
+// Defined only in the AVX2 build; each uses a parser of that build kept per thread.
+template <typename T>
+StatusOr<T> DecodeObject(const simdjson::padded_string& json);
+template <typename T>
+StatusOr<ObjectList<T>> DecodeList(const simdjson::padded_string& json);
+template <typename T>
+StatusOr<WatchEvent<T>> DecodeWatchEvent(const simdjson::padded_string& json);
+
+}  // namespace arbiter::k8s::decode_avx2
+
+#ifndef ARBITER_DECODE_AVX2_VARIANT
+
 namespace arbiter::k8s {
 
 template <typename T>
 StatusOr<T> DecodeObject(simdjson::ondemand::parser& parser, const simdjson::padded_string& json) {
+#if ARBITER_DECODE_AVX2
+  if (ActiveDecodeKernel() == DecodeKernel::kAvx2) return decode_avx2::DecodeObject<T>(json);
+#endif
   return decode_internal::DecodeObjectIn<T>(parser, json);
 }
 
 template <typename T>
 StatusOr<ObjectList<T>> DecodeList(simdjson::ondemand::parser& parser,
                                    const simdjson::padded_string& json) {
+#if ARBITER_DECODE_AVX2
+  if (ActiveDecodeKernel() == DecodeKernel::kAvx2) return decode_avx2::DecodeList<T>(json);
+#endif
   return decode_internal::DecodeListIn<T>(parser, json);
 }
 
 template <typename T>
 StatusOr<WatchEvent<T>> DecodeWatchEvent(simdjson::ondemand::parser& parser,
                                          const simdjson::padded_string& json) {
+#if ARBITER_DECODE_AVX2
+  if (ActiveDecodeKernel() == DecodeKernel::kAvx2) return decode_avx2::DecodeWatchEvent<T>(json);
+#endif
   return decode_internal::DecodeWatchEventIn<T>(parser, json);
 }
 
@@ -471,3 +505,39 @@ StatusOr<WatchEvent<T>> DecodeWatchEvent(simdjson::ondemand::parser& parser,
   template StatusOr<WatchEvent<T>> DecodeWatchEvent<T>(simdjson::ondemand::parser&, \
                                                        const simdjson::padded_string&)
 // NOLINTEND(bugprone-macro-parentheses)
+
+#else  // the AVX2 build
+
+namespace arbiter::k8s::decode_internal {
+// The parser of this build for the calling thread (a parser is single-threaded, and the portable
+// caller's parser is of the other build).
+simdjson::ondemand::parser& ThreadParser();
+}  // namespace arbiter::k8s::decode_internal
+
+namespace arbiter::k8s::decode_avx2 {
+
+template <typename T>
+StatusOr<T> DecodeObject(const simdjson::padded_string& json) {
+  return decode_internal::DecodeObjectIn<T>(decode_internal::ThreadParser(), json);
+}
+
+template <typename T>
+StatusOr<ObjectList<T>> DecodeList(const simdjson::padded_string& json) {
+  return decode_internal::DecodeListIn<T>(decode_internal::ThreadParser(), json);
+}
+
+template <typename T>
+StatusOr<WatchEvent<T>> DecodeWatchEvent(const simdjson::padded_string& json) {
+  return decode_internal::DecodeWatchEventIn<T>(decode_internal::ThreadParser(), json);
+}
+
+}  // namespace arbiter::k8s::decode_avx2
+
+// NOLINTBEGIN(bugprone-macro-parentheses): T is a type name in a declaration.
+#define ARBITER_K8S_INSTANTIATE_DECODERS(T)                                                    \
+  template StatusOr<T> decode_avx2::DecodeObject<T>(const simdjson::padded_string&);           \
+  template StatusOr<ObjectList<T>> decode_avx2::DecodeList<T>(const simdjson::padded_string&); \
+  template StatusOr<WatchEvent<T>> decode_avx2::DecodeWatchEvent<T>(const simdjson::padded_string&)
+// NOLINTEND(bugprone-macro-parentheses)
+
+#endif  // ARBITER_DECODE_AVX2_VARIANT
