@@ -360,12 +360,10 @@ StatusOr<ObjectList<T>> DecodeListIn(simdjson::ondemand::parser& parser,
         if (IsNull(f.value())) continue;
         return DocumentError(what, At("items", TypeError(e, f.value(), "an array")));
       }
-      // Counting first costs a fast skim of the array and saves moving every decoded object
-      // as the vector grows (measured: the moves and the allocator churn behind them were a
-      // third of the decode time of a 50,000-pod list).
-      std::size_t count = 0;
-      if (error_code e = items.count_elements().get(count)) return SimdjsonError(what, e);
-      list.items.reserve(count);
+      // Not counted first: the vector grows by doubling. Counting (a skim of the whole array,
+      // token by token) cost 7,000 instructions a pod, more than the moves it spared, 4 to 7%
+      // of a 50,000-pod list's decode with mimalloc, for the same peak memory (docs/benchmarks.md,
+      // "What limits it"). With glibc's allocator the moves had cost a third of it.
       std::size_t index = 0;
       for (auto element : items) {
         value item;
