@@ -16,19 +16,21 @@
 set -euo pipefail
 ld=$1 out=$2 keep=$3
 shift 3
+# The global definitions to make local, from nm's POSIX format (name, type, value, size; upper-case
+# types and u, unique, are global): all but the entry points and typeinfo.
+to_localize() {
+  nm --defined-only --format=posix "$1" |
+    awk -v keep="$keep" '$2 ~ /^([A-Z]|u)$/ && index($1, keep) != 1 && $1 !~ /^(_ZTI|_ZTS|DW\.ref\.)/ { print $1 }'
+}
+trap 'rm -f "$out.joined.o" "$out.weak.o" "$out.tmp.o" "$out.local"' EXIT
 "$ld" -r --force-group-allocation -o "$out.joined.o" "$@"
-# nm's POSIX format: name, type, value, size; upper-case types and u (unique) are global.
-nm --defined-only --format=posix "$out.joined.o" |
-  awk -v keep="$keep" '$2 ~ /^([A-Z]|u)$/ && index($1, keep) != 1 && $1 !~ /^(_ZTI|_ZTS|DW\.ref\.)/ { print $1 }' \
-    >"$out.local"
+to_localize "$out.joined.o" >"$out.local"
 # objcopy leaves GCC's "unique" symbols (u) global when asked to make them local, but makes them
 # weak when asked to; weak, they can be made local.
 objcopy --weaken-symbols="$out.local" "$out.joined.o" "$out.weak.o"
 objcopy --localize-symbols="$out.local" "$out.weak.o" "$out.tmp.o"
-# What is still global and defined: the entry points and typeinfo only.
-if nm --defined-only --format=posix "$out.tmp.o" |
-  awk -v keep="$keep" '$2 ~ /^([A-Z]|u)$/ && index($1, keep) != 1 && $1 !~ /^(_ZTI|_ZTS|DW\.ref\.)/ { found = 1; print "still global: " $1 } END { exit !found }' >&2; then
+if [[ -n $(to_localize "$out.tmp.o") ]]; then
+  to_localize "$out.tmp.o" | sed 's/^/still global: /' >&2
   exit 1
 fi
 mv "$out.tmp.o" "$out"
-rm -f "$out.joined.o" "$out.weak.o" "$out.local"

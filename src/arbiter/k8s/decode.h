@@ -122,10 +122,11 @@ StatusOr<WatchEvent<T>> DecodeWatchEvent(simdjson::ondemand::parser& parser,
 // message, with its reason ahead when it has one ("TooManyRequests: ..."). Otherwise nothing.
 std::optional<std::string> StatusMessageOf(std::string_view line);
 
-// Which build of the readers DecodeObject, DecodeList and DecodeWatchEvent use. x86-64 release
-// builds carry a second build of them compiled for AVX2 (simdjson's on-demand walker is otherwise
-// its scalar kernel), used when simdjson's kernel for this CPU is "haswell" or "icelake" (so
-// SIMDJSON_FORCE_IMPLEMENTATION=fallback or westmere turns it off); both decode alike.
+// Which build of the readers DecodeObject, DecodeList and DecodeWatchEvent use. x86-64 builds
+// (not the sanitizer and fuzz ones) carry a second build of them compiled for AVX2 (simdjson's
+// on-demand walker is otherwise its scalar kernel), used when simdjson's kernel for this CPU is
+// "haswell" or "icelake" (so SIMDJSON_FORCE_IMPLEMENTATION=fallback or westmere turns it off); both
+// decode alike.
 enum class DecodeKernel : std::uint8_t { kPortable, kAvx2 };
 DecodeKernel ActiveDecodeKernel();
 std::string_view DecodeKernelName(DecodeKernel kernel);
