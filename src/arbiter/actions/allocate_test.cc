@@ -195,7 +195,7 @@ TEST(Allocate, MissingGroupIsReportedNotFatal) {
   cluster.Add(MakePod("single").Request("cpu", "1").Build());
   SessionResult r = cluster.RunSession();
   ASSERT_EQ(r.binds.size(), 1U);
-  EXPECT_EQ(r.binds[0].pod_name, "single");
+  EXPECT_EQ(r.binds[0].pod_name(), "single");
 }
 
 // R8: a StatefulSet that creates its pods one at a time never reaches minMember; the condition

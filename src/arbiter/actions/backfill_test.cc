@@ -68,7 +68,7 @@ TEST(Backfill, AddsNewPodsToARunningJob) {
   cluster.Add(MakePod("g-extra").Group("g").Request("cpu", "1").Build());
   SessionResult r = cluster.RunSession();
   ASSERT_EQ(r.binds.size(), 1U);
-  EXPECT_EQ(r.binds[0].pod_name, "g-extra");
+  EXPECT_EQ(r.binds[0].pod_name(), "g-extra");
 }
 
 TEST(Backfill, NeverPlacesPodsOfAJobThatIsNotReady) {

@@ -145,7 +145,7 @@ TEST(Enqueue, AGroupItsQueueHoldsBackKeepsNoClusterRoom) {
 
   const SessionResult r = cluster.RunSession();
   ASSERT_EQ(r.binds.size(), 1U);
-  EXPECT_EQ(r.binds[0].pod_name, "b-next-0");
+  EXPECT_EQ(r.binds[0].pod_name(), "b-next-0");
   EXPECT_EQ(PhaseOf(cluster, "b-next"), PodGroupPhase::kRunning);
   // b no longer waits once its group runs: a's group waits for room now.
   const Condition* c = UnschedulableOf(cluster, "a-held");

@@ -412,7 +412,7 @@ TEST(SnapshotSharingTest, SkippingQuietGroupsDecidesWhatDraftingEveryGroupDoes) 
       }
       if (::testing::Test::HasFailure()) return;
       const Clock::MonotonicTime until = kT0 + std::chrono::seconds(30);
-      for (const BindDecision& d : ra.binds) cache.Assume(d.pod_uid, d.node_name);
+      for (const BindDecision& d : ra.binds) cache.Assume(d.pod_uid(), d.node_name());
       for (const PodGroupUpdate& u : ra.group_updates) {
         cache.AssumeGroupStatus(u.namespace_name, u.name, u.status, until);
       }
@@ -438,7 +438,7 @@ class AssumingScheduler {
     const Clock::WallTime now = TestEpoch() + std::chrono::seconds(second);
     SessionResult result = scheduler_->RunSession(*cache_.TakeSnapshot(now), now);
     const Clock::MonotonicTime until = kT0 + std::chrono::seconds(30);
-    for (const BindDecision& d : result.binds) cache_.Assume(d.pod_uid, d.node_name);
+    for (const BindDecision& d : result.binds) cache_.Assume(d.pod_uid(), d.node_name());
     for (const PodGroupUpdate& u : result.group_updates) {
       cache_.AssumeGroupStatus(u.namespace_name, u.name, u.status, until);
     }
@@ -484,7 +484,7 @@ TEST(SnapshotSharingTest, AQuietGroupWhosePodIsPlacedLaterIsDraftedAgain) {
   cache.DeletePod(other);
   const SessionResult placed = run(6);
   ASSERT_EQ(placed.binds.size(), 1U);
-  EXPECT_EQ(placed.binds[0].pod_name, "b");
+  EXPECT_EQ(placed.binds[0].pod_name(), "b");
   ASSERT_EQ(placed.group_updates.size(), 1U);
   EXPECT_EQ(placed.group_updates[0].name, "g");
   EXPECT_EQ(placed.group_updates[0].status.scheduled, 2);

@@ -9,7 +9,7 @@ namespace arbiter {
 
 void Applier::Apply(const SessionResult& result, const Snapshot& snapshot, Effects& effects,
                     Clock::MonotonicTime now) {
-  for (const BindDecision& d : result.binds) cache_.Assume(d.pod_uid, d.node_name);
+  for (const BindDecision& d : result.binds) cache_.Assume(d.pod_uid(), d.node_name());
   if (!result.binds.empty()) effects.Bind(result.binds);
   // Assumed before they are sent, as binds are: the next session must not count an evicted pod
   // as running (nor choose it again), whatever the watch has delivered by then.
@@ -101,9 +101,9 @@ std::vector<std::string> Applier::TakeUnmadeEvictions() {
 
 void Applier::BindDone(const BindDecision& bind, BindOutcome outcome, Clock::MonotonicTime now) {
   if (outcome == BindOutcome::kFailed) {
-    cache_.BindFailed(bind.pod_uid, now, options_.failed_bind_ttl);
+    cache_.BindFailed(bind.pod_uid(), now, options_.failed_bind_ttl);
   } else if (outcome == BindOutcome::kRefused) {
-    cache_.BindFailed(bind.pod_uid, now, options_.refused_bind_retry);
+    cache_.BindFailed(bind.pod_uid(), now, options_.refused_bind_retry);
   }
 }
 

@@ -477,8 +477,7 @@ SessionResult BuildResult(const Session& session) {
   std::array<std::int64_t, 3> locality_binds{};
   for (TaskIndex t : session.committed()) {
     const TaskInfo& info = session.task(t);
-    result.binds.push_back({info.namespace_name(), info.name(), info.uid(),
-                            session.node(session.task_node(t)).name()});
+    result.binds.emplace_back(info.pod, session.node(session.task_node(t)).node);
     if (const std::optional<LocalityLevel> level = session.LocalityOf(t, session.task_node(t))) {
       ++locality_binds[static_cast<std::size_t>(*level)];
     }

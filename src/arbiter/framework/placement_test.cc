@@ -278,8 +278,8 @@ TEST(Placement, FilterThreadsDecideAsOneThreadDoes) {
   const SessionResult b = three.RunSession();
   ASSERT_EQ(a.binds.size(), b.binds.size());
   for (std::size_t i = 0; i < a.binds.size(); ++i) {
-    EXPECT_EQ(a.binds[i].pod_name, b.binds[i].pod_name);
-    EXPECT_EQ(a.binds[i].node_name, b.binds[i].node_name) << a.binds[i].pod_name;
+    EXPECT_EQ(a.binds[i].pod_name(), b.binds[i].pod_name());
+    EXPECT_EQ(a.binds[i].node_name(), b.binds[i].node_name()) << a.binds[i].pod_name();
   }
   ASSERT_EQ(a.unschedulable.size(), b.unschedulable.size());
   ASSERT_FALSE(a.unschedulable.empty());
@@ -304,8 +304,8 @@ TEST(Placement, FilterThreadsFindTheOnlyNodeAndNoneWhereNoneFits) {
   cluster.Add(MakePod("fits-nowhere").Request("cpu", "5").Build());
   const SessionResult r = cluster.RunSession();
   ASSERT_EQ(r.binds.size(), 1U);
-  EXPECT_EQ(r.binds[0].pod_name, "fits-last");
-  EXPECT_EQ(r.binds[0].node_name, "n" + std::to_string(10000 + kNodes - 1));
+  EXPECT_EQ(r.binds[0].pod_name(), "fits-last");
+  EXPECT_EQ(r.binds[0].node_name(), "n" + std::to_string(10000 + kNodes - 1));
   ASSERT_EQ(r.unschedulable.size(), 1U);
   EXPECT_THAT(r.unschedulable[0].message,
               ::testing::HasSubstr("0/4000 nodes are available: 4000 Insufficient cpu"));

@@ -658,7 +658,7 @@ StreamRun RunStream(const SchedulerConfig& config, int limit) {
     finish_stream();
     const SessionResult r = cluster.RunSession();
     for (const BindDecision& b : r.binds)
-      run.stream_bound_meanwhile += b.pod_name.starts_with("s-");
+      run.stream_bound_meanwhile += b.pod_name().starts_with("s-");
     if (Bound(cluster, "big") == 24) {
       run.waited = static_cast<int>((cluster.now() - submitted) / std::chrono::seconds(1));
       break;

@@ -21,13 +21,13 @@ namespace {
 
 using ::testing::ElementsAre;
 using testing::FakeCluster;
-using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing::MakeNode;
 using testing::MakePod;
 using testing::MakePodGroup;
 using testing::MakePriorityClass;
+using ::testing::Property;
 using testing::TestEpoch;
 
 // --- Statement over a session with no plugins ---
@@ -164,14 +164,14 @@ TEST_F(StatementTest, CommitProducesBindsInCommitOrder) {
   EXPECT_EQ(session_->node_free(NodeOf("n1")).Get(kCpuId), 500);
   const SessionResult result = session_->Finish();
   ASSERT_EQ(result.binds.size(), 3U);
-  EXPECT_EQ(result.binds[0].pod_name, "c");
-  EXPECT_EQ(result.binds[0].node_name, "n1");
-  EXPECT_EQ(result.binds[0].pod_uid, "default/c");
-  EXPECT_EQ(result.binds[0].namespace_name, "default");
-  EXPECT_EQ(result.binds[1].pod_name, "a");
-  EXPECT_EQ(result.binds[1].node_name, "n0");
-  EXPECT_EQ(result.binds[2].pod_name, "b");
-  EXPECT_EQ(result.binds[2].node_name, "n1");
+  EXPECT_EQ(result.binds[0].pod_name(), "c");
+  EXPECT_EQ(result.binds[0].node_name(), "n1");
+  EXPECT_EQ(result.binds[0].pod_uid(), "default/c");
+  EXPECT_EQ(result.binds[0].namespace_name(), "default");
+  EXPECT_EQ(result.binds[1].pod_name(), "a");
+  EXPECT_EQ(result.binds[1].node_name(), "n0");
+  EXPECT_EQ(result.binds[2].pod_name(), "b");
+  EXPECT_EQ(result.binds[2].node_name(), "n1");
   EXPECT_EQ(result.stats.tasks_bound, 3);
 }
 
@@ -183,7 +183,7 @@ TEST_F(StatementTest, DiscardAfterCommitUndoesOnlyLaterPlacements) {
   statement.Discard();
   // a stays: 3000m - 1000m = 2000m.
   EXPECT_EQ(session_->node_free(NodeOf("n0")).Get(kCpuId), 2000);
-  EXPECT_THAT(session_->Finish().binds, ElementsAre(Field(&BindDecision::pod_name, "a")));
+  EXPECT_THAT(session_->Finish().binds, ElementsAre(Property(&BindDecision::pod_name, "a")));
 }
 
 TEST_F(StatementTest, UnschedulableVerdictsForPendingTasksOnly) {

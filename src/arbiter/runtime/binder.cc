@@ -16,9 +16,9 @@ namespace {
 
 k8s::EventSpec PodEvent(const BindDecision& decision) {
   k8s::EventSpec spec;
-  spec.regarding.namespace_name = decision.namespace_name;
-  spec.regarding.name = decision.pod_name;
-  spec.regarding.uid = decision.pod_uid;
+  spec.regarding.namespace_name = decision.namespace_name();
+  spec.regarding.name = decision.pod_name();
+  spec.regarding.uid = decision.pod_uid();
   return spec;
 }
 
@@ -64,7 +64,7 @@ Binder::BindFunction Binder::BindWithApi(k8s::ApiClient& api) {
     std::vector<k8s::BindTarget> targets;
     targets.reserve(binds.size());
     for (const BindDecision& d : binds) {
-      targets.push_back({d.namespace_name, d.pod_name, d.pod_uid, d.node_name});
+      targets.push_back({d.namespace_name(), d.pod_name(), d.pod_uid(), d.node_name()});
     }
     k8s::BindAll(api, targets, done, may_send);
   };
@@ -196,8 +196,8 @@ void Binder::SendBinds(const std::vector<BindDecision>& binds) {
       [&](std::size_t i, const StatusOr<k8s::BindOutcome>& outcome) {
         const BindDecision& decision = binds[i];
         if (!outcome.ok() && outcome.status().code() == StatusCode::kCancelled) {
-          ARBITER_LOG(kWarning) << "bind not sent pod=" << decision.namespace_name << "/"
-                                << decision.pod_name << " node=" << decision.node_name
+          ARBITER_LOG(kWarning) << "bind not sent pod=" << decision.namespace_name() << "/"
+                                << decision.pod_name() << " node=" << decision.node_name()
                                 << ": no longer allowed to write (the leader lease is lost)";
           done_(decision, BindOutcome::kRefused);
           return;
@@ -209,15 +209,15 @@ void Binder::SendBinds(const std::vector<BindDecision>& binds) {
 
 void Binder::Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcome>& outcome,
                     std::chrono::nanoseconds latency) {
-  const std::string pod = decision.namespace_name + "/" + decision.pod_name;
+  const std::string pod = decision.namespace_name() + "/" + decision.pod_name();
   if (outcome.ok() && *outcome == k8s::BindOutcome::kBound) {
-    ARBITER_LOG(kInfo) << "bound pod=" << pod << " node=" << decision.node_name
+    ARBITER_LOG(kInfo) << "bound pod=" << pod << " node=" << decision.node_name()
                        << " latency=" << FormatDuration(latency);
     k8s::EventSpec event = PodEvent(decision);
     event.type = "Normal";
     event.reason = "Scheduled";
     event.action = "Binding";
-    event.note = "Successfully assigned " + pod + " to " + decision.node_name;
+    event.note = "Successfully assigned " + pod + " to " + decision.node_name();
     record_event_(std::move(event));
     done_(decision, BindOutcome::kBound);
     std::lock_guard lock(mu_);
@@ -233,7 +233,7 @@ void Binder::Finish(const BindDecision& decision, const StatusOr<k8s::BindOutcom
   }
   done_(decision,
         RefusedByTheServer(outcome.status()) ? BindOutcome::kRefused : BindOutcome::kFailed);
-  ARBITER_LOG(kWarning) << "bind failed pod=" << pod << " node=" << decision.node_name
+  ARBITER_LOG(kWarning) << "bind failed pod=" << pod << " node=" << decision.node_name()
                         << " latency=" << FormatDuration(latency) << " error=" << outcome.status();
   k8s::EventSpec event = PodEvent(decision);
   event.type = "Warning";

@@ -62,7 +62,7 @@ class BinderTest : public testing::Test {
     cache_.UpsertPod(pod);
   }
 
-  static BindDecision Decision() { return {"ns", "p", "uid-p", "n1"}; }
+  static BindDecision Decision() { return BindDecision::Of("ns", "p", "uid-p", "n1"); }
 
   // What the binder asks before it sends anything: does this replica still lead?
   std::function<bool()> may_write_;
@@ -71,7 +71,7 @@ class BinderTest : public testing::Test {
     return Binder(
         Binder::OneAtATime([this, outcome](const BindDecision& d) {
           std::lock_guard lock(mu_);
-          calls_.push_back(d.pod_uid + "@" + d.node_name);
+          calls_.push_back(d.pod_uid() + "@" + d.node_name());
           return outcome;
         }),
         [this](const EvictDecision& e, bool dry_run) {
@@ -230,7 +230,8 @@ TEST_F(BinderTest, ALeaseLostWithinABatchSendsNoMoreOfIt) {
   may_write_ = [&asked] { return asked.fetch_add(1) == 0; };  // leads for the first bind only
   Binder binder = MakeBinder(k8s::BindOutcome::kBound);
   SessionResult result;
-  result.binds = {Decision(), {"ns", "q", "uid-q", "n1"}, {"ns", "r", "uid-r", "n1"}};
+  result.binds = {Decision(), BindDecision::Of("ns", "q", "uid-q", "n1"),
+                  BindDecision::Of("ns", "r", "uid-r", "n1")};
   Apply(binder, result);
   binder.Flush();
   EXPECT_EQ(calls(), std::vector<std::string>{"uid-p@n1"});

@@ -30,7 +30,7 @@ class Checker {
   Checker(const SimulatedCluster& cluster, const SessionRecord& record,
           const std::set<std::string>& disturbed)
       : cluster_(cluster), record_(record), disturbed_(disturbed) {
-    for (const BindDecision& b : record_.result.binds) bound_now_[b.pod_uid] = b.node_name;
+    for (const BindDecision& b : record_.result.binds) bound_now_[b.pod_uid()] = b.node_name();
   }
 
   std::vector<Violation> Run() {
@@ -55,8 +55,8 @@ class Checker {
   }
 
   void CheckPlacement(const BindDecision& b) {
-    const Pod* pod = FindPod(b.pod_uid);
-    auto node_it = cluster_.nodes().find(b.node_name);
+    const Pod* pod = FindPod(b.pod_uid());
+    auto node_it = cluster_.nodes().find(b.node_name());
     if (pod == nullptr || node_it == cluster_.nodes().end()) return;  // refused, reported
     const Node& node = node_it->second;
     const std::string who = "pod " + pod->meta.Key() + " bound to " + node.meta.name;
@@ -446,13 +446,13 @@ class Checker {
     std::vector<const BindDecision*> binds;
     std::map<std::string, ResourceList> committed;  // by node
     for (const BindDecision& b : record_.result.binds) {
-      const Pod* pod = FindPod(b.pod_uid);
-      if (pod == nullptr || !nominated_to.contains(b.node_name) ||
-          pod->status.nominated_node_name == b.node_name) {
+      const Pod* pod = FindPod(b.pod_uid());
+      if (pod == nullptr || !nominated_to.contains(b.node_name()) ||
+          pod->status.nominated_node_name == b.node_name()) {
         continue;
       }
       binds.push_back(&b);
-      committed.try_emplace(b.node_name);
+      committed.try_emplace(b.node_name());
     }
     if (binds.empty()) return;
     for (const auto& [uid, pod] : cluster_.pods()) {
@@ -469,16 +469,16 @@ class Checker {
     }
     for (const BindDecision* bp : binds) {
       const BindDecision& b = *bp;
-      const Pod* pod = FindPod(b.pod_uid);
-      auto node_it = cluster_.nodes().find(b.node_name);
+      const Pod* pod = FindPod(b.pod_uid());
+      auto node_it = cluster_.nodes().find(b.node_name());
       if (node_it == cluster_.nodes().end()) continue;
       StatusOr<ResourceList> request = pod->EffectiveRequest();
       if (!request.ok()) continue;
-      const ResourceList& used = committed[b.node_name];
+      const ResourceList& used = committed[b.node_name()];
       for (const ResourceEntry& e : request->entries()) {
         if (e.amount <= 0 || used.Get(e.name) <= node_it->second.allocatable.Get(e.name)) continue;
         Fail(Invariant::kNominatedRoom,
-             "pod " + pod->meta.Key() + " was bound to " + b.node_name +
+             "pod " + pod->meta.Key() + " was bound to " + b.node_name() +
                  ", taking room held for the pods nominated there (" + e.name + ": " +
                  std::to_string(used.Get(e.name)) + " committed of " +
                  std::to_string(node_it->second.allocatable.Get(e.name)) + ")");

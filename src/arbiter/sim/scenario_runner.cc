@@ -132,10 +132,10 @@ void SimulatedCluster::Bind(const std::vector<BindDecision>& binds) {
   const BindFaults& faults = options_.bind_faults;
   std::uniform_real_distribution<double> draw(0.0, 1.0);
   for (const BindDecision& bind : binds) {
-    const bool forced = fail_next_bind_.erase(bind.pod_uid) > 0;
+    const bool forced = fail_next_bind_.erase(bind.pod_uid()) > 0;
     if (forced || (faults.failure_rate > 0 && draw(fault_random_) < faults.failure_rate)) {
       if (record_ != nullptr) {
-        record_->failed_binds.push_back(bind.namespace_name + "/" + bind.pod_name);
+        record_->failed_binds.push_back(bind.namespace_name() + "/" + bind.pod_name());
       }
       applier_.BindDone(bind, BindOutcome::kFailed, Monotonic());
       continue;
@@ -149,16 +149,16 @@ void SimulatedCluster::Bind(const std::vector<BindDecision>& binds) {
 }
 
 void SimulatedCluster::CompleteBind(const BindDecision& bind) {
-  auto it = pods_.find(bind.pod_uid);
-  const std::string who = "pod " + bind.namespace_name + "/" + bind.pod_name;
+  auto it = pods_.find(bind.pod_uid());
+  const std::string who = "pod " + bind.namespace_name() + "/" + bind.pod_name();
   std::string refused;
   if (it == pods_.end()) {
-    refused = who + ": bound to " + bind.node_name + " but it is gone";
+    refused = who + ": bound to " + bind.node_name() + " but it is gone";
   } else if (!it->second.spec.node_name.empty()) {
     refused = who + ": bound twice (on " + it->second.spec.node_name + ", bound again to " +
-              bind.node_name + ")";
-  } else if (!nodes_.contains(bind.node_name)) {
-    refused = who + ": bound to " + bind.node_name + ", which does not exist";
+              bind.node_name() + ")";
+  } else if (!nodes_.contains(bind.node_name())) {
+    refused = who + ": bound to " + bind.node_name() + ", which does not exist";
   }
   if (!refused.empty()) {
     if (record_ != nullptr) record_->refused_binds.push_back(std::move(refused));
@@ -166,7 +166,7 @@ void SimulatedCluster::CompleteBind(const BindDecision& bind) {
     return;
   }
   Pod& pod = it->second;
-  pod.spec.node_name = bind.node_name;
+  pod.spec.node_name = bind.node_name();
   pod.status.phase = PodPhase::kRunning;
   pod.status.start_time = now_;
   cache_.UpsertPod(pod);
@@ -373,17 +373,18 @@ class ExpectationChecker {
   std::string BindList() const {
     std::string out;
     for (const BindDecision& b : record_.result.binds) {
-      out += (out.empty() ? ": " : ", ") + b.namespace_name + "/" + b.pod_name + "->" + b.node_name;
+      out += (out.empty() ? ": " : ", ") + b.namespace_name() + "/" + b.pod_name() + "->" +
+             b.node_name();
     }
     return out;
   }
 
   void CheckBind(const BindExpectation& b) {
     for (const BindDecision& d : record_.result.binds) {
-      if (d.pod_uid != b.pod) continue;
-      if (std::find(b.nodes.begin(), b.nodes.end(), d.node_name) == b.nodes.end()) {
+      if (d.pod_uid() != b.pod) continue;
+      if (std::find(b.nodes.begin(), b.nodes.end(), d.node_name()) == b.nodes.end()) {
         Fail("expected " + b.pod + " bound to " + JoinNodes(b.nodes) + ", but it was bound to " +
-             d.node_name);
+             d.node_name());
       }
       return;
     }

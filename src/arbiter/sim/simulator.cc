@@ -608,10 +608,10 @@ class Simulation {
     for (QueueState& q : queues_) AdvanceQueue(q, t);
     std::set<std::size_t> touched;
     for (const BindDecision& bind : record.bound) {
-      auto it = pod_job_.find(bind.pod_uid);
+      auto it = pod_job_.find(bind.pod_uid());
       if (it == pod_job_.end()) continue;
       JobState& job = jobs_[it->second];
-      const Pod& pod = cluster_->pods().at(bind.pod_uid);
+      const Pod& pod = cluster_->pods().at(bind.pod_uid());
       const std::int64_t cpu = pod.spec.containers.front().requests.Get(kResourceCpu);
       const std::int64_t memory = pod.spec.containers.front().requests.Get(kResourceMemory);
       ++job.placed;
@@ -623,9 +623,9 @@ class Simulation {
       queues_[queue_index_.at(job.spec->queue)].allocated_cpu += cpu;
       touched.insert(it->second);
       ++report_.binds;
-      bound_at_[bind.pod_uid] = t;
-      if (job.spec->locality.has_value()) CountLocality(*job.spec, bind.node_name);
-      if (job.copy_index.contains(bind.pod_uid)) StartCopy(it->second, bind.pod_uid, pod, t);
+      bound_at_[bind.pod_uid()] = t;
+      if (job.spec->locality.has_value()) CountLocality(*job.spec, bind.node_name());
+      if (job.copy_index.contains(bind.pod_uid())) StartCopy(it->second, bind.pod_uid(), pod, t);
     }
     ApplyEvictions(record, t);
     for (std::size_t index : touched) {
