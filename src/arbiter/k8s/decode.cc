@@ -219,7 +219,7 @@ Status ReadStringMap(value& v, Labels& out, bool (*keep)(std::string_view)) {
   Status status = ReadMap(v, [&](std::string_view key, value& item) {
     if (keep != nullptr && !keep(key)) return Status::Ok();  // its value is skipped unread
     auto& entry = scratch.emplace_back();
-    entry.first.assign(key);
+    entry.first = InternedString(key);
     return ReadString(item, entry.second);
   });
   if (status.ok() && !scratch.empty()) AdoptEntries(scratch, out);

@@ -18,14 +18,16 @@
 #include <boost/container/flat_map.hpp>
 
 #include "arbiter/base/clock.h"
+#include "arbiter/base/interned.h"
 
 namespace arbiter {
 
 // Labels and annotations: sorted, so iteration and printing are deterministic; one flat array of
 // pairs, not a tree of nodes (a re-list builds and frees these for every pod: a node allocation
-// per entry made decoding a PodList about 5% slower), looked up by string_view as well. An insert
-// moves the entries after it: keep no reference into a map across one.
-using Labels = boost::container::flat_map<std::string, std::string, std::less<>>;
+// per entry made decoding a PodList about 5% slower), looked up by string_view as well. Keys are
+// interned (base/interned.h): the same few keys label every pod. An insert moves the entries
+// after it: keep no reference into a map across one.
+using Labels = boost::container::flat_map<InternedString, std::string, std::less<>>;
 
 struct OwnerReference {
   std::string api_version;
