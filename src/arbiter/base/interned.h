@@ -1,9 +1,9 @@
 // InternedString: an immutable string kept once per process. A handle is one pointer: copying it
 // allocates nothing, and two interned handles are equal exactly when their pointers are. For the
-// strings that repeat across objects: label, annotation, toleration and selector keys
-// (`app.kubernetes.io/name`, `node.kubernetes.io/not-ready`), which are longer than the 15
+// strings that repeat across objects: the keys of every `Labels` map (labels, annotations, node
+// selectors, matchLabels), such as `app.kubernetes.io/name`, which are longer than the 15
 // characters a std::string keeps inline, so that each copy of one in each decoded pod was a heap
-// block of its own.
+// block of its own. (Toleration, taint and requirement keys are still std::string.)
 //
 // The table never shrinks, so it takes at most kInternTableBytes: a string that arrives once the
 // table is full is kept by its handle alone (one heap copy, as a std::string would be), and hostile
