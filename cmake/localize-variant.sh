@@ -29,8 +29,9 @@ to_localize "$out.joined.o" >"$out.local"
 # weak when asked to; weak, they can be made local.
 objcopy --weaken-symbols="$out.local" "$out.joined.o" "$out.weak.o"
 objcopy --localize-symbols="$out.local" "$out.weak.o" "$out.tmp.o"
-if [[ -n $(to_localize "$out.tmp.o") ]]; then
-  to_localize "$out.tmp.o" | sed 's/^/still global: /' >&2
+remaining=$(to_localize "$out.tmp.o")
+if [[ -n $remaining ]]; then
+  while read -r symbol; do echo "still global: $symbol"; done <<<"$remaining" >&2
   exit 1
 fi
 mv "$out.tmp.o" "$out"

@@ -36,6 +36,9 @@ const std::string& EmptyString() {
   return *kEmpty;
 }
 
+// A thread's cache of recent strings has 2^kRecentBits slots.
+constexpr int kRecentBits = 9;
+
 // Where a string goes in a thread's cache of recent strings: from its length and its first and
 // last 8 bytes, which tell apart the keys of one object (prefixes repeat, the ends differ), at a
 // few instructions whatever the length (a full hash cost more than the allocation it spares).
@@ -47,14 +50,14 @@ std::size_t RecentSlot(std::string_view text) {
   std::memcpy(&tail, text.data() + text.size() - n, n);
   const std::uint64_t mixed =
       (head * 0x9E3779B97F4A7C15ULL) ^ (tail + text.size()) * 0xC2B2AE3D27D4EB4FULL;
-  return static_cast<std::size_t>(mixed >> 55);  // 9 bits: 512 slots
+  return static_cast<std::size_t>(mixed >> (64 - kRecentBits));
 }
 
 // Interns `text` (not empty), or returns nullptr when the table is full.
 const std::string* Intern(std::string_view text) {
   // Per thread, the strings interned last: a decoder reading the same few dozen keys for every
   // pod of a list takes the table's lock once per key, not once per pod.
-  thread_local std::array<const std::string*, 512> recent{};
+  thread_local std::array<const std::string*, std::size_t{1} << kRecentBits> recent{};
   const std::string*& slot = recent[RecentSlot(text)];
   if (slot != nullptr && *slot == text) return slot;
   Table& table = TheTable();

@@ -82,7 +82,7 @@ class InternedString {
     return a.view() <=> std::string_view(b);
   }
 
-  // Strings the table holds and their bytes (for tests and metrics).
+  // Strings the table holds and their bytes (for tests).
   struct TableStats {
     std::size_t strings = 0;
     std::size_t bytes = 0;

@@ -33,8 +33,6 @@ class BindDecision {
   const std::string& pod_name() const { return pod_->meta.name; }
   const std::string& pod_uid() const { return pod_->meta.uid; }
   const std::string& node_name() const { return node_->meta.name; }
-  // The pod as the session saw it: unbound.
-  const Pod& pod() const { return *pod_; }
 
  private:
   std::shared_ptr<const Pod> pod_;
