@@ -14,10 +14,13 @@
 // Incremental: each event updates the per-node aggregates (used, ports, pod count) and the job
 // membership in place, and marks the job and node it touched; TakeSnapshot() copies the current
 // state (shared pointers to the immutable objects, aggregates by value), builds only the marked
-// jobs and nodes and carries the others over from the previous snapshot (moved when nobody else
-// holds it), and returns the previous snapshot again when nothing changed.
+// jobs and nodes and carries the others over from the previous snapshot, and returns the previous
+// snapshot again when nothing changed. When nobody else holds the previous snapshot any more, the
+// next is that very one with what changed built again in place, so a snapshot costs what changed;
+// otherwise it is a copy, patched.
 //
-// Thread safety: all methods may be called from any thread (one mutex); snapshots are immutable.
+// Thread safety: all methods may be called from any thread (one mutex); a snapshot does not
+// change while anybody holds it.
 #pragma once
 
 #include <array>
@@ -215,13 +218,13 @@ class ClusterCache {
     std::vector<TaskInfo> tasks;
     std::vector<JobInfo> jobs;
   };
-  // `previous`: the snapshot built last, whose unchanged jobs and nodes are carried over (moved out
-  // of it when `movable`); null: every one is built.
-  std::shared_ptr<Snapshot> BuildLocked(Clock::WallTime now, SpareArrays spare, Snapshot* previous,
-                                        bool movable);
+  // Makes `snapshot` the cluster as it is now. `carry`: it holds the snapshot built last (itself,
+  // when nobody else held that one, or a copy), and only what changed since is built again;
+  // otherwise every node and job is built.
+  void BuildLocked(Snapshot& snapshot, Clock::WallTime now, bool carry);
   NodeInfo NodeInfoLocked(const std::string& name, const NodeEntry& entry) const;
-  void BuildNodesLocked(Snapshot& snapshot, Snapshot* previous, bool movable);
-  void BuildJobsLocked(Snapshot& snapshot, Snapshot* previous, bool movable);
+  void BuildNodesLocked(Snapshot& snapshot, bool carry);
+  void BuildJobsLocked(Snapshot& snapshot, bool carry);
   // What the next snapshot must build again rather than carry over.
   void MarkNodeLocked(const std::string& name);
   void MarkJobLocked(const PodEntry& entry);
@@ -255,6 +258,10 @@ class ClusterCache {
   std::uint64_t snapshot_generation_ = 0;
   std::shared_ptr<Snapshot> last_snapshot_;  // handed out as const; only the cache recycles it
   SpareArrays spare_;
+  // Where BuildJobsLocked sets aside the jobs and tasks after the first whose place moves; kept,
+  // emptied, so that a long rest is not fresh memory each time.
+  std::vector<JobInfo> rest_jobs_;
+  std::vector<TaskInfo> rest_tasks_;
   // Jobs changed since last_snapshot_ was built (present or gone from jobs_ now), in the order of
   // the snapshot's jobs. A change that can move what every job refers to (the set of nodes, of
   // budgets or of their selectors, priority classes, data sets) rebuilds them all instead.

@@ -1,6 +1,7 @@
-// Snapshot: the cluster as one scheduling session sees it. Immutable once built (the cache builds
-// it; a session only reads it and keeps its own working state), so a session never races with
-// watch events and never mutates the cache (ARCHITECTURE.md §3).
+// Snapshot: the cluster as one scheduling session sees it. Immutable while anybody holds it (the
+// cache builds it, and makes it the next snapshot only once the last holder let it go; a session
+// only reads it and keeps its own working state), so a session never races with watch events and
+// never mutates the cache (ARCHITECTURE.md §3).
 //
 // What is in it:
 //   * nodes: every node, with what is used on it by every non-terminal pod bound or assumed there,
@@ -20,7 +21,7 @@
 // Indexes (NodeIndex, TaskIndex, JobIndex, QueueIndex) are positions in these vectors, valid for
 // this snapshot only. Pointers into the snapshot never outlive it.
 //
-// Thread safety: immutable after Build; share it freely between threads.
+// Thread safety: immutable while held; share it freely between threads.
 #pragma once
 
 #include <cstdint>
