@@ -116,7 +116,17 @@ void ClusterCache::LinkLocked(PodEntry& entry) {
       it->second.group = &g->second;
     }
   }
-  it->second.pods.emplace(pod.meta.name, &entry);
+  auto [member, added] = it->second.pods.try_emplace(pod.meta.name, &entry);
+  if (!added && member->second != &entry) {
+    // Another pod of this name, with another uid, is still here: one deleted and made again whose
+    // deletion the watch has not shown yet. The newer one is the job's task; the other stays
+    // counted on its node, unlinked (so that no entry points at a job that forgets it), until
+    // its deletion or its next update links it again.
+    if (auto other = pods_.find(member->second->pod->meta.uid); other != pods_.end()) {
+      other->second.job.reset();
+    }
+    member->second = &entry;
+  }
   entry.job = it;
 }
 

@@ -88,6 +88,29 @@ TEST_F(ClusterCacheTest, APodGivenSharedIsKeptNotCopied) {
   EXPECT_EQ(NodeNamed("n1").used.Get(kCpuId), 1000);
 }
 
+TEST_F(ClusterCacheTest, APodMadeAgainBeforeTheOldOnesDeletionIsTheTask) {
+  // A pod deleted and created again under its name: the watch may show the new one (another uid)
+  // before the old one's deletion. The newer is the task; the older still counts on its node.
+  cache_.UpsertPod(MakePod("p").Uid("old").Group("g").Request("cpu", "1").OnNode("n1").Build());
+  cache_.UpsertPod(MakePod("p").Uid("new").Group("g").Request("cpu", "1").Build());
+  auto snap = Snap();
+  ASSERT_EQ(snap->tasks.size(), 1U);
+  EXPECT_EQ(snap->tasks[0].uid(), "new");
+  EXPECT_EQ(NodeNamed("n1").used.Get(kCpuId), 1000);
+  // The new one goes first: the job is forgotten, and the old one, updated, is its task again
+  // (before, it pointed at the forgotten job).
+  cache_.DeletePod(MakePod("p").Uid("new").Group("g").Build());
+  cache_.UpsertPod(MakePod("p").Uid("old").Group("g").Request("cpu", "1").OnNode("n1").Build());
+  snap = Snap();
+  ASSERT_EQ(snap->tasks.size(), 1U);
+  EXPECT_EQ(snap->tasks[0].uid(), "old");
+  ASSERT_EQ(snap->jobs.size(), 1U);
+  EXPECT_EQ(snap->jobs[0].name, "g");
+  cache_.DeletePod(MakePod("p").Uid("old").Group("g").Build());
+  EXPECT_THAT(Snap()->tasks, IsEmpty());
+  EXPECT_EQ(NodeNamed("n1").used.Get(kCpuId), 0);
+}
+
 TEST_F(ClusterCacheTest, PodCreatedWithNodeNameCountsAndIsBound) {
   cache_.UpsertPod(
       MakePod("direct").Request("cpu", "1").OnNode("n1").Phase(PodPhase::kPending).Build());

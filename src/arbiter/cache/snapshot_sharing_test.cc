@@ -326,7 +326,7 @@ class EventStream {
 TEST(SnapshotSharingTest, CarriedOverJobsAreWhatBuildingEveryJobGives) {
   int patched = 0;  // snapshots that were the previous one, patched where it was
   int taken = 0;
-  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+  for (std::uint32_t seed = 1; seed <= 100; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     CacheOptions sharing;
     CacheOptions building;
