@@ -4,6 +4,7 @@
 #include <atomic>
 #include <functional>
 #include <limits>
+#include <ranges>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -899,45 +900,105 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, bool carry) {
     *at = make_job(now->first, now->second, JobIndex::Of(at - jobs.begin()), replace_task);
     ++at;
   }
-  if (changed != changed_jobs_.end()) {
-    // The jobs from `at` on, and their tasks (laid out in the order of the jobs), set aside.
-    std::size_t first_task = tasks.size();
-    for (auto j = at; j != jobs.end(); ++j) {
-      if (!j->tasks.empty()) {
-        first_task = j->tasks.front().pos();
-        break;
-      }
-    }
-    std::vector<JobInfo>& old_jobs = rest_jobs_;
-    std::vector<TaskInfo>& old_tasks = rest_tasks_;
-    old_jobs.assign(std::make_move_iterator(at), std::make_move_iterator(jobs.end()));
-    jobs.erase(at, jobs.end());
-    const auto rest = tasks.begin() + static_cast<std::ptrdiff_t>(first_task);
-    old_tasks.assign(std::make_move_iterator(rest), std::make_move_iterator(tasks.end()));
-    tasks.erase(rest, tasks.end());
-    // A job nothing changed: the same entries, at their new positions.
-    const auto carry_job = [&](JobInfo& old) {
-      const auto job_index = JobIndex::Of(jobs.size());
-      JobInfo& job = jobs.emplace_back(std::move(old));
-      for (TaskIndex& t : job.tasks) {
-        TaskInfo& task = tasks.emplace_back(std::move(old_tasks[t.pos() - first_task]));
-        task.job = job_index;
-        t = TaskIndex::Of(tasks.size() - 1);
-      }
-    };
-    auto next = old_jobs.begin();
-    for (; changed != changed_jobs_.end(); ++changed) {
-      const JobKey& key = *changed;
-      const auto before = std::partition_point(
-          next, old_jobs.end(), [&](const JobInfo& old) { return order(old, key) < 0; });
-      for (; next != before; ++next) carry_job(*next);
-      if (auto it = jobs_.find(key); it != jobs_.end()) build_job(it->first, it->second);
-      if (next != old_jobs.end() && order(*next, key) == 0) ++next;  // built in its place
-    }
-    for (; next != old_jobs.end(); ++next) carry_job(*next);
-    old_jobs.clear();
-    old_tasks.clear();
+  if (changed == changed_jobs_.end()) {
+    changed_jobs_.clear();
+    return;
   }
+
+  // From `at` on, jobs come and go and change their number of tasks: the old jobs in between
+  // (runs of them, each shifted by the same number of jobs and of tasks) move to their new places
+  // in the same arrays, and the changed jobs are built in the places left. A run moved right is
+  // moved before any run left of it, a run moved left after any run left of it, so no element
+  // is overwritten before it has moved (both keep their order). Cost: the moves (none for a run
+  // that stays), and the runs and changed jobs, not the jobs that stay where they are.
+  struct Run {
+    std::size_t from_job, to_job, jobs, from_task, to_task, tasks;
+  };
+  struct Built {
+    const JobKey* key;
+    const JobMembers* members;
+    std::size_t to_job, to_task;
+  };
+  std::vector<Run> runs;
+  std::vector<Built> built;
+  // The position of old job j's first task, or where it would be: tasks are laid out in the
+  // order of their jobs.
+  const auto first_task_of = [&](std::size_t j) {
+    for (; j < jobs.size(); ++j) {
+      if (!jobs[j].tasks.empty()) return jobs[j].tasks.front().pos();
+    }
+    return tasks.size();
+  };
+  std::size_t old_job = static_cast<std::size_t>(at - jobs.begin());
+  std::size_t old_task = first_task_of(old_job);
+  std::size_t new_job = old_job;
+  std::size_t new_task = old_task;
+  const auto carry_until = [&](std::size_t end) {
+    if (end == old_job) return;
+    const std::size_t end_task = first_task_of(end);
+    runs.push_back({old_job, new_job, end - old_job, old_task, new_task, end_task - old_task});
+    new_job += end - old_job;
+    new_task += end_task - old_task;
+    old_job = end;
+    old_task = end_task;
+  };
+  for (; changed != changed_jobs_.end(); ++changed) {
+    const JobKey& key = *changed;
+    carry_until(static_cast<std::size_t>(
+        std::partition_point(jobs.begin() + static_cast<std::ptrdiff_t>(old_job), jobs.end(),
+                             [&](const JobInfo& old) { return order(old, key) < 0; }) -
+        jobs.begin()));
+    if (old_job < jobs.size() && order(jobs[old_job], key) == 0) {  // built again, or gone
+      old_task += jobs[old_job].tasks.size();
+      ++old_job;
+    }
+    if (auto it = jobs_.find(key); it != jobs_.end() && builds(it->first, it->second)) {
+      built.push_back({&it->first, &it->second, new_job, new_task});
+      ++new_job;
+      new_task += it->second.pods.size();
+    }
+  }
+  carry_until(jobs.size());
+
+  if (new_job > jobs.size()) jobs.resize(new_job);
+  if (new_task > tasks.size()) tasks.resize(new_task);
+  const auto move = [](auto& array, std::size_t from, std::size_t to, std::size_t count) {
+    const auto first = array.begin() + static_cast<std::ptrdiff_t>(from);
+    const auto last = first + static_cast<std::ptrdiff_t>(count);
+    if (to > from) {
+      std::move_backward(first, last, array.begin() + static_cast<std::ptrdiff_t>(to + count));
+    } else if (to < from) {
+      std::move(first, last, array.begin() + static_cast<std::ptrdiff_t>(to));
+    }
+  };
+  for (const Run& r : std::ranges::reverse_view(runs)) {
+    if (r.to_job > r.from_job) move(jobs, r.from_job, r.to_job, r.jobs);
+    if (r.to_task > r.from_task) move(tasks, r.from_task, r.to_task, r.tasks);
+  }
+  for (const Run& r : runs) {
+    if (r.to_job < r.from_job) move(jobs, r.from_job, r.to_job, r.jobs);
+    if (r.to_task < r.from_task) move(tasks, r.from_task, r.to_task, r.tasks);
+  }
+  // The moved jobs' task indexes and their tasks' job index.
+  for (const Run& r : runs) {
+    if (r.to_job == r.from_job && r.to_task == r.from_task) continue;
+    for (std::size_t j = r.to_job; j < r.to_job + r.jobs; ++j) {
+      for (TaskIndex& t : jobs[j].tasks) {
+        t = TaskIndex::Of(t.pos() - r.from_task + r.to_task);
+        tasks[t.pos()].job = JobIndex::Of(j);
+      }
+    }
+  }
+  for (const Built& b : built) {
+    std::size_t next_place = b.to_task;
+    const auto place_task = [&](TaskInfo&& task) {
+      tasks[next_place] = std::move(task);
+      return TaskIndex::Of(next_place++);
+    };
+    jobs[b.to_job] = make_job(*b.key, *b.members, JobIndex::Of(b.to_job), place_task);
+  }
+  jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(new_job), jobs.end());
+  tasks.erase(tasks.begin() + static_cast<std::ptrdiff_t>(new_task), tasks.end());
   changed_jobs_.clear();
 }
 

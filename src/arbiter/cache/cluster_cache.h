@@ -258,10 +258,6 @@ class ClusterCache {
   std::uint64_t snapshot_generation_ = 0;
   std::shared_ptr<Snapshot> last_snapshot_;  // handed out as const; only the cache recycles it
   SpareArrays spare_;
-  // Where BuildJobsLocked sets aside the jobs and tasks after the first whose place moves; kept,
-  // emptied, so that a long rest is not fresh memory each time.
-  std::vector<JobInfo> rest_jobs_;
-  std::vector<TaskInfo> rest_tasks_;
   // Jobs changed since last_snapshot_ was built (present or gone from jobs_ now), in the order of
   // the snapshot's jobs. A change that can move what every job refers to (the set of nodes, of
   // budgets or of their selectors, priority classes, data sets) rebuilds them all instead.

@@ -413,6 +413,24 @@ TEST(SnapshotSharingTest, ASnapshotNobodyHoldsIsPatchedIntoTheNext) {
   EXPECT_EQ(snapshot->tasks[2].name(), "b");
   EXPECT_EQ(snapshot->tasks[2].job, JobIndex::Of(1));
   EXPECT_EQ(snapshot->jobs[1].tasks, std::vector<TaskIndex>{TaskIndex::Of(2)});
+  const std::uint64_t moved_h = snapshot->jobs[1].revision;
+
+  snapshot.reset();
+  cache.UpsertPod(MakePod("d").Uid("uid-d").Group("f").Build());  // a job before g: all move right
+  cache.UpsertPod(MakePod("e").Uid("uid-e").Group("i").Build());  // and one after h
+  cache.DeletePod(MakePod("c").Uid("uid-c").Group("g").Build());  // g loses a task
+  snapshot = cache.TakeSnapshot(TestEpoch() + std::chrono::seconds(3));
+  EXPECT_EQ(snapshot.get(), was);
+  ASSERT_EQ(snapshot->jobs.size(), 4U);
+  ASSERT_EQ(snapshot->tasks.size(), 4U);
+  for (std::size_t t = 0; t < 4; ++t) {
+    const TaskInfo& task = snapshot->tasks[t];
+    EXPECT_EQ(task.name(), std::vector<std::string>({"d", "a", "b", "e"})[t]);
+    EXPECT_EQ(task.job, JobIndex::Of(t));
+    EXPECT_EQ(snapshot->jobs[t].tasks, std::vector<TaskIndex>{TaskIndex::Of(t)});
+  }
+  EXPECT_EQ(snapshot->jobs[2].name, "h");
+  EXPECT_EQ(snapshot->jobs[2].revision, moved_h);  // moved, not built again
 }
 
 TEST(SnapshotSharingTest, AHeldSnapshotKeepsItsJobsWhenTheNextCarriesThemOver) {
