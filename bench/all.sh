@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Reruns every benchmark whose figures docs/benchmarks.md quotes, one after another (they share
-# the machine's two cores, so never two at once), and keeps each one's output: what a commit that
-# re-measures "every figure" runs. About two hours on a 2-core machine, most of it end to end.
+# Reruns, one after another (they share the machine's two cores, so never two at once), every
+# benchmark whose figures docs/benchmarks.md quotes as a measurement of one build, and keeps each
+# one's output: what a commit that re-measures "every figure" runs. Not rerun here: comparisons of
+# two builds (bench/ab/run.sh, --baseline-bin-dir, --variant), profiles (perf, valgrind) and
+# allocator swaps (LD_PRELOAD), whose figures are of the commits they name. About two hours on a
+# 2-core machine, most of it end to end.
 #
 #   bench/all.sh [--out DIR] [--skip STEP,...] [--only STEP,...]
 #
@@ -10,12 +13,15 @@
 #   captured   bench/capture-podlist.sh 2000, then bench/proto/run.sh (JSON and protobuf)
 #   sim        bench/sim/run.sh: every standard shape but scale
 #   scale      bench/sim/run.sh scale: 10,000 nodes, 150,000 pods (peak memory included)
+#   contention arbiterctl simulate of the contention shape, seed 1 (work lost to reclaim)
+#   placement  bench/sim/reservation.sh, locality.sh --seeds 5, stragglers.sh --seeds 5
 #   eta        bench/sim/eta.sh: start-time estimates against actual starts
 #   batchjobs  bench/e2e/batchjobs.sh: 1,000 BatchJobs on 1,000 nodes
 #   explain    bench/ctl/explain.sh: arbiterctl explain on 1,000 nodes, 10,000 pods
 #   e2e        bench/e2e/run.sh, burst and backlog (--precreate), 1,000 nodes
 #   gangs      the gang phases beside kube-scheduler's and Kueue's, gangs of 3 and of 100
 #   e2e5000    bench/e2e/run.sh at 5,000 nodes, burst and backlog
+#   image      hack/image.sh: the container image's size
 #
 # Output: DIR/<step>.log for each step (default _output/bench/all-<commit>/), the end-to-end
 # runs' JSON beside them, and DIR/steps.tsv: step, exit status, seconds. A failed step is
@@ -38,7 +44,7 @@ while (($#)); do
 done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-: >"$out/steps.tsv"
+touch "$out/steps.tsv"  # appended to: runs with --only add their steps
 
 step() {
   local name=$1
@@ -55,6 +61,17 @@ micro() { bench/micro/run.sh --min-time 1 --out "$out/micro"; }
 captured() { bench/capture-podlist.sh 2000 && bench/proto/run.sh; }
 sim() { bench/sim/run.sh --out "$out/sim"; }
 scale() { bench/sim/run.sh --out "$out/scale" scale; }
+contention() {
+  build/bin/arbiterctl generate contention --cluster-out "$out/contention.cluster.yaml" \
+    --workload-out "$out/contention.workload.yaml" &&
+    build/bin/arbiterctl simulate --cluster "$out/contention.cluster.yaml" \
+      --workload "$out/contention.workload.yaml" --seed 1 --report "$out/contention.json"
+}
+placement() {
+  bench/sim/reservation.sh --out "$out/reservation" &&
+    bench/sim/locality.sh --seeds 5 --out "$out/locality" &&
+    bench/sim/stragglers.sh --seeds 5 --out "$out/stragglers"
+}
 eta() { bench/sim/eta.sh --out "$out/eta"; }
 batchjobs() { bench/e2e/batchjobs.sh; }
 explain() { bench/ctl/explain.sh; }
@@ -78,7 +95,9 @@ e2e5000() {
     bench/e2e/run.sh --precreate "${shape[@]}" --json "$out/e2e5000-backlog.json"
 }
 
+image() { hack/image.sh && ls -l _output/arbiter-image.tar; }
+
 echo "bench/all.sh: commit $commit, output in $out"
-for s in micro captured sim scale eta batchjobs explain e2e gangs e2e5000; do step "$s" "$s"; done
+for s in micro captured sim scale contention placement eta batchjobs explain e2e gangs e2e5000 image; do step "$s" "$s"; done
 echo "== done ($(date -u +%H:%M:%S) UTC)"
 column -t "$out/steps.tsv"
