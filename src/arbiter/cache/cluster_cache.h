@@ -16,8 +16,8 @@
 // state (shared pointers to the immutable objects, aggregates by value), builds only the marked
 // jobs and nodes and carries the others over from the previous snapshot, and returns the previous
 // snapshot again when nothing changed. When nobody else holds the previous snapshot any more, the
-// next is that very one with what changed built again in place, so a snapshot costs what changed;
-// otherwise it is a copy, patched.
+// next is that very one with what changed built again in place (and the jobs after one that came
+// or went shifted), so a snapshot costs what changed; otherwise it is a copy, patched.
 //
 // Thread safety: all methods may be called from any thread (one mutex); a snapshot does not
 // change while anybody holds it.
