@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -84,7 +85,6 @@ class Planner {
         guard_(guard) {
     unstarted_options_ = options;
     unstarted_options_.min_runtime = std::chrono::seconds(0);
-    on_node_.resize(static_cast<std::size_t>(session.node_count()));
     pdb_taken_.assign(session.snapshot().pdbs.size(), 0);
     preempted_lately_.assign(static_cast<std::size_t>(session.job_count()), 0);
     for (std::string_view key :
@@ -99,14 +99,34 @@ class Planner {
     evicted_by_queue_ = session.history().EvictedByQueue(session.now() - std::chrono::minutes(1));
     evicted_for_me_ = session.history().VictimJobsOf(session.job(preemptor).Key(),
                                                      session.now() - options.no_repeat_window);
-    allowed_now_.assign(session.snapshot().tasks.size(), 0);
-    for (std::size_t i = 0; i < session.snapshot().tasks.size(); ++i) {
+    // The pods that could be victims, by node, as one array in task order (counted first, then
+    // placed): a planner is made for every preemptor, and a vector per node was most of its cost.
+    const std::size_t task_count = session.snapshot().tasks.size();
+    allowed_now_.assign(task_count, 0);
+    job_allowed_.assign(static_cast<std::size_t>(session.job_count()), 0);
+    node_start_.assign(static_cast<std::size_t>(session.node_count()) + 1, 0);
+    for (std::size_t i = 0; i < task_count; ++i) {
       const auto t = TaskIndex::Of(i);
       if (session.task_node(t) != kNoNode && IsVictimState(session.task_state(t))) {
-        on_node_[session.task_node(t).pos()].push_back(t);
+        ++node_start_[session.task_node(t).pos() + 1];
         allowed_now_[i] = Allowed(t) ? 1 : 0;
       }
     }
+    for (std::size_t n = 1; n < node_start_.size(); ++n) node_start_[n] += node_start_[n - 1];
+    on_node_.resize(node_start_.back());
+    std::vector<std::size_t> next(node_start_.begin(), node_start_.end() - 1);
+    for (std::size_t i = 0; i < task_count; ++i) {
+      const auto t = TaskIndex::Of(i);
+      if (session.task_node(t) != kNoNode && IsVictimState(session.task_state(t))) {
+        on_node_[next[session.task_node(t).pos()]++] = t;
+      }
+    }
+  }
+
+  // The pods on `node` that could be victims, in task order.
+  std::span<const TaskIndex> OnNode(NodeIndex node) const {
+    return std::span<const TaskIndex>(on_node_).subspan(
+        node_start_[node.pos()], node_start_[node.pos() + 1] - node_start_[node.pos()]);
   }
 
   // Whether `victim` may be evicted now, by every rule but gang safety. What does not change
@@ -124,14 +144,24 @@ class Planner {
     }
     if (NeverVictim(session_, victim, options_)) return false;
     if (session_.task(victim).eviction_refused) return false;
-    const JobInfo& job = session_.job(j);
-    if (options_.evictions_per_minute_per_queue > 0) {
-      auto it = evicted_by_queue_.find(job.queue);
-      if (it != evicted_by_queue_.end() && it->second >= options_.evictions_per_minute_per_queue) {
-        return false;
+    return JobAllowed(j);
+  }
+
+  // What Allowed asks of the victim's job alone (its queue's evictions lately, its pods taken
+  // for this preemptor lately), once per job: the job's key is a string built to look it up.
+  bool JobAllowed(JobIndex j) const {
+    char& verdict = job_allowed_[j.pos()];
+    if (verdict == 0) {
+      const JobInfo& job = session_.job(j);
+      bool ok = true;
+      if (options_.evictions_per_minute_per_queue > 0) {
+        auto it = evicted_by_queue_.find(job.queue);
+        ok = it == evicted_by_queue_.end() || it->second < options_.evictions_per_minute_per_queue;
       }
+      ok = ok && (evicted_for_me_.empty() || !evicted_for_me_.contains(job.Key()));
+      verdict = ok ? 2 : 1;
     }
-    return evicted_for_me_.empty() || !evicted_for_me_.contains(job.Key());
+    return verdict == 2;
   }
 
   // Every placed pod of the job, if all of them may be evicted.
@@ -218,7 +248,7 @@ class Planner {
     const ResourceVector& request = session_.task(task).request;
     ResourceVector room = session_.node_free(node);
     std::vector<TaskIndex> candidates;
-    for (TaskIndex v : on_node_[node.pos()]) {
+    for (TaskIndex v : OnNode(node)) {
       if (Eligible(v)) candidates.push_back(v);
     }
     ResourceVector all = room;
@@ -306,12 +336,7 @@ class Planner {
 
   // Whether any pod may be a victim at all (then planning is worth it).
   bool AnyEligible() const {
-    for (const auto& tasks : on_node_) {
-      for (TaskIndex t : tasks) {
-        if (Eligible(t)) return true;
-      }
-    }
-    return false;
+    return std::any_of(on_node_.begin(), on_node_.end(), [&](TaskIndex t) { return Eligible(t); });
   }
 
  private:
@@ -321,8 +346,10 @@ class Planner {
   const PreemptionOptions& options_;
   PreemptionOptions unstarted_options_;  // options_ without a minimum runtime: for withdrawals
   const QueueGuard& guard_;
-  std::vector<std::vector<TaskIndex>> on_node_;  // pods that could be victims, per node
-  std::vector<char> allowed_now_;                // per task: Allowed() at the plan's start
+  std::vector<TaskIndex> on_node_;         // pods that could be victims, by node (OnNode)
+  std::vector<std::size_t> node_start_;    // per node: where its pods start in on_node_
+  std::vector<char> allowed_now_;          // per task: Allowed() at the plan's start
+  mutable std::vector<char> job_allowed_;  // per job: JobAllowed(), 0 until asked
   std::map<std::string_view, std::int32_t> evicted_by_queue_;  // in the last minute
   std::set<std::string_view> evicted_for_me_;  // victim jobs of this preemptor, in the window
   std::vector<std::int32_t> pdb_taken_;        // per budget: victims the plan chose so far
