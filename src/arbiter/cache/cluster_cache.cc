@@ -876,9 +876,9 @@ void ClusterCache::BuildJobsLocked(Snapshot& snapshot, bool carry) {
   };
   // Both in the order of jobs_. A changed job that keeps its number of tasks is built again in
   // its place, its tasks where its old ones were, and nothing else moves; from the first that
-  // comes, goes or changes its number of tasks, the rest is merged: the changed jobs built, the
-  // others moved down or up. Under a stream new jobs sort last (names that grow), so the rest
-  // is short; finding each changed job is a binary search from the one before.
+  // comes, goes or changes its number of tasks, the rest shifts (below). Under a stream new jobs
+  // sort last (names that grow), so nothing shifts; finding each changed job is a binary search
+  // from the one before.
   auto changed = changed_jobs_.begin();
   auto at = jobs.begin();
   for (; changed != changed_jobs_.end(); ++changed) {
