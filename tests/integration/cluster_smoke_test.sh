@@ -180,6 +180,11 @@ if is_phase p-sched Running; then
   fi
 fi
 
+if is_phase p-fail Failed; then
+  k delete pod p-fail --wait=false >/dev/null
+  if poll 20 gone p-fail; then pass "deleted failed pod p-fail is gone"; else failc "deleted pod p-fail still exists after 20s"; fi
+fi
+
 # --- a node added with kubectl -------------------------------------------------------------------
 k create -f - >/dev/null <<'EOF'
 apiVersion: v1
@@ -201,6 +206,30 @@ if poll 30 node_ready smoke-extra; then
   fi
 else
   failc "node smoke-extra not Ready within 30s"
+fi
+
+# A pod whose deletion the API server began and did not finish (its client went away between the
+# two writes) keeps a deletionTimestamp with grace period 0: as a kubelet, kwok removes it.
+server="$(k config view --minify -o jsonpath='{.clusters[0].cluster.server}')"
+half_deleted="$(python3 "$repo/tests/integration/abandoned_delete.py" --server "$server" \
+  --ca-file "$cluster_dir/ca.crt" --token "$(cat "$cluster_dir/token")" --node kwok-node-1)"
+if [[ -z $half_deleted ]]; then
+  failc "no delete was left half done in 60 tries (about a third are)"
+elif poll 20 gone "$half_deleted"; then
+  pass "pod $half_deleted, left half deleted by its client, was removed"
+else
+  failc "pod $half_deleted, left half deleted by its client, still exists after 20s: $(k get pod "$half_deleted" -o jsonpath='{.metadata.deletionTimestamp} {.metadata.deletionGracePeriodSeconds}')"
+fi
+
+# kwok deletes by name, with no uid precondition: a delete it plays on a stale copy of a pod (the
+# API server's last write before removing one) would delete the next pod of that name, as a
+# BatchJob's restart makes. Such a delete of a pod already gone fails with NotFound, in the log at
+# once (the deletions above were seconds ago); the stages must never play one.
+stale="$(grep -c 'failed to delete pod' "$cluster_dir/kwok.log" || true)"
+if [[ $stale == 0 ]]; then
+  pass "kwok played no delete on a stale copy of a deleted pod"
+else
+  failc "kwok played $stale delete(s) on a pod already gone: $(grep -m 1 'failed to delete pod' "$cluster_dir/kwok.log" | cut -c 1-300)"
 fi
 
 # --- down ----------------------------------------------------------------------------------------
