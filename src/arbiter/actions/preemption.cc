@@ -438,12 +438,12 @@ bool NeverVictim(const Session& session, TaskIndex task, const PreemptionOptions
   const TaskInfo& info = session.task(task);
   const Pod& pod = *info.pod;
   if (SystemPod(pod)) return true;
-  if (auto it = pod.meta.labels.find(std::string(kPreemptableLabel));
+  if (auto it = pod.meta.labels.find(kPreemptableLabel);
       it != pod.meta.labels.end() && it->second == "false") {
     return true;
   }
   if (const auto& group = session.job(info.job).group; group != nullptr) {
-    if (auto it = group->meta.labels.find(std::string(kPreemptableLabel));
+    if (auto it = group->meta.labels.find(kPreemptableLabel);
         it != group->meta.labels.end() && it->second == "false") {
       return true;
     }

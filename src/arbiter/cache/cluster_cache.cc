@@ -186,7 +186,7 @@ void ClusterCache::UpsertPod(std::shared_ptr<const Pod> shared) {
   // A pod's name never changes (its uid would), but unlink by the name it is filed under.
   if (entry.job.has_value() && entry.pod->meta.name != pod.meta.name) UnlinkLocked(entry);
   entry.pod = std::move(shared);
-  auto task_label = pod.meta.labels.find(std::string(kTaskLabel));
+  auto task_label = pod.meta.labels.find(kTaskLabel);
   entry.task_name = task_label == pod.meta.labels.end() ? std::string() : task_label->second;
   LinkLocked(entry);
   MarkJobLocked(entry);

@@ -22,7 +22,7 @@ constexpr std::string_view kDisruptionTarget = "DisruptionTarget";
 constexpr std::string_view kPreemptionByScheduler = "PreemptionByScheduler";
 
 std::optional<std::int32_t> IntLabel(const Labels& labels, std::string_view key) {
-  auto it = labels.find(std::string(key));
+  auto it = labels.find(key);
   if (it == labels.end()) return std::nullopt;
   std::int32_t n = 0;
   const char* end = it->second.data() + it->second.size();
@@ -32,7 +32,7 @@ std::optional<std::int32_t> IntLabel(const Labels& labels, std::string_view key)
 }
 
 std::string Label(const Labels& labels, std::string_view key) {
-  auto it = labels.find(std::string(key));
+  auto it = labels.find(key);
   return it == labels.end() ? std::string() : it->second;
 }
 

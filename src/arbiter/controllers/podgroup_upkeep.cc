@@ -19,7 +19,7 @@ bool SameOwner(const OwnerReference* a, const OwnerReference* b) {
 
 // The annotation's value as a whole number >= 1, nullopt when absent, or an error message.
 StatusOr<std::optional<std::int32_t>> MinMemberOf(const Pod& pod) {
-  auto it = pod.meta.annotations.find(std::string(kMinMemberAnnotation));
+  auto it = pod.meta.annotations.find(kMinMemberAnnotation);
   if (it == pod.meta.annotations.end()) return std::optional<std::int32_t>();
   const std::string& text = it->second;
   std::int32_t value = 0;
@@ -87,7 +87,7 @@ UpkeepPlan PlanPodGroupUpkeep(const std::vector<const Pod*>& pods,
     group.spec.min_member = annotated.value_or(of_first_owner);
     group.spec.queue = std::string(kDefaultQueueName);
     for (const Pod* pod : members) {
-      auto it = pod->meta.annotations.find(std::string(kQueueAnnotation));
+      auto it = pod->meta.annotations.find(kQueueAnnotation);
       if (it != pod->meta.annotations.end() && !it->second.empty()) {
         group.spec.queue = it->second;
         break;

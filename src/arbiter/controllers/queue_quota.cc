@@ -42,7 +42,7 @@ std::string JoinSome(const std::vector<std::string>& names) {
 }
 
 std::int64_t GenerationOf(const ResourceQuota& quota) {
-  auto it = quota.meta.annotations.find(std::string(kQuotaGenerationAnnotation));
+  auto it = quota.meta.annotations.find(kQuotaGenerationAnnotation);
   if (it == quota.meta.annotations.end()) return -1;
   std::int64_t value = 0;
   for (char c : it->second) {

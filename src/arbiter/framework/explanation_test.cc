@@ -1,6 +1,7 @@
 // PodGroupStatus::explanation: what the scheduler publishes about a waiting group, gate by gate,
 // with the numbers behind it, on in-memory clusters with the default configuration.
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -128,6 +129,62 @@ TEST(Explanation, FreeRoomPerNodeClass) {
   const std::int64_t free8 = e.node_classes[1].most_free.Get("cpu");
   EXPECT_TRUE((free4 == 4000 && free8 == 5000) || (free4 == 4000 && free8 == 8000))
       << free4 << " " << free8;
+}
+
+// The classes are made once per session for each set of requested resources and shared by the
+// jobs that ask for the same ones: a job asking for memory too tells nodes apart by their memory,
+// one asking for cpu alone does not; at most five classes are kept, most nodes first, ties in
+// node order.
+TEST(Explanation, NodeClassesFollowWhatEachJobAsksFor) {
+  FakeCluster cluster;
+  cluster.Add(MakeQueue("default"));
+  cluster.Add(MakeQueue("q"));
+  // Seven classes by instance type: a (3 nodes), b (2), then c, d, e, f, g (1 each).
+  const std::vector<std::pair<std::string, std::string>> nodes = {
+      {"a1", "a"}, {"b1", "b"}, {"a2", "a"}, {"c1", "c"}, {"d1", "d"},
+      {"e1", "e"}, {"f1", "f"}, {"g1", "g"}, {"b2", "b"}, {"a3", "a"}};
+  for (const auto& [name, type] : nodes) {
+    cluster.Add(MakeNode(name)
+                    .Cpu("4")
+                    .Memory(name == "a3" ? "16Gi" : "8Gi")
+                    .Label("node.kubernetes.io/instance-type", type)
+                    .Build());
+  }
+  for (const std::string name : {"cpu-only", "cpu-again"}) {
+    cluster.Add(MakePodGroup(name).MinMember(1).Queue("q").Build());
+    cluster.Add(MakePod(name + "-0").Group(name).Request("cpu", "5").Build());
+  }
+  cluster.Add(MakePodGroup("with-memory").MinMember(1).Queue("q").Build());
+  cluster.Add(MakePod("with-memory-0")
+                  .Group("with-memory")
+                  .Request("cpu", "5")
+                  .Request("memory", "1Gi")
+                  .Build());
+  cluster.RunSession();
+  for (const std::string name : {"cpu-only", "cpu-again"}) {
+    const PendingExplanation& e = ExplanationOf(cluster, name);
+    ASSERT_EQ(e.node_classes.size(), 5U) << name;
+    const std::vector<std::pair<std::string, std::int32_t>> want = {
+        {"a", 3}, {"b", 2}, {"c", 1}, {"d", 1}, {"e", 1}};
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(e.node_classes[i].instance_type, want[i].first) << name << " " << i;
+      EXPECT_EQ(e.node_classes[i].nodes, want[i].second) << name << " " << i;
+      EXPECT_EQ(e.node_classes[i].most_free.Get("cpu"), 4000) << name << " " << i;
+    }
+  }
+  // Asking for memory too, a3 (16Gi) is a class of its own: type a has 2 nodes of 8Gi, tied
+  // with b and before it, and a3's class of one node comes before c and d (nodes are in name
+  // order), so e is no longer kept.
+  const PendingExplanation& e = ExplanationOf(cluster, "with-memory");
+  ASSERT_EQ(e.node_classes.size(), 5U);
+  const std::vector<std::tuple<std::string, std::int32_t, std::int64_t>> want = {
+      {"a", 2, 8LL << 30}, {"b", 2, 8LL << 30}, {"a", 1, 16LL << 30},
+      {"c", 1, 8LL << 30}, {"d", 1, 8LL << 30}};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(e.node_classes[i].instance_type, std::get<0>(want[i])) << i;
+    EXPECT_EQ(e.node_classes[i].nodes, std::get<1>(want[i])) << i;
+    EXPECT_EQ(e.node_classes[i].allocatable.Get("memory"), std::get<2>(want[i])) << i;
+  }
 }
 
 TEST(Explanation, PositionInTheQueueAndTheJobsAhead) {

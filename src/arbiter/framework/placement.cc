@@ -62,12 +62,21 @@ std::string PlacementFailure::Message(const Session& session, TaskIndex task, bo
   if (!short_resource.has_value() || short_nodes.empty()) return out;
   const ResourceSpace& space = session.snapshot().resources;
   const ResourceId r = *short_resource;
-  std::vector<NodeIndex> nodes = short_nodes;
-  // Most free first, then by name (node order): a stable message for unchanged state, so that
-  // repeated events aggregate.
-  std::stable_sort(nodes.begin(), nodes.end(), [&](NodeIndex a, NodeIndex b) {
-    return session.node_free(a).Get(r) > session.node_free(b).Get(r);
-  });
+  constexpr std::size_t kListed = 5;
+  // The first kListed of the nodes, most free first, then in their order (node order): a stable
+  // message for unchanged state, so that repeated events aggregate. Only those are sorted: every
+  // job that finds no node builds this message in every session.
+  std::vector<std::pair<std::int64_t, std::size_t>> order;  // (minus free, place in short_nodes)
+  order.reserve(short_nodes.size());
+  for (std::size_t i = 0; i < short_nodes.size(); ++i) {
+    order.emplace_back(-session.node_free(short_nodes[i]).Get(r), i);
+  }
+  const std::size_t listed = std::min(order.size(), gang ? kListed : std::size_t{1});
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(listed),
+                    order.end());
+  std::vector<NodeIndex> nodes;
+  nodes.reserve(listed);
+  for (std::size_t i = 0; i < listed; ++i) nodes.push_back(short_nodes[order[i].second]);
   const std::string requested = space.FormatAmount(r, session.task(task).request.Get(r));
   if (!gang) {
     out += " The pod requests " + requested + " " + space.Name(r) +
@@ -76,15 +85,16 @@ std::string PlacementFailure::Message(const Session& session, TaskIndex task, bo
            session.node(nodes.front()).name() + ".";
     return out;
   }
-  constexpr std::size_t kListed = 5;
   out += " Each pod requests " + requested + " " + space.Name(r) + "; " + space.Name(r) +
          " free on the nodes: ";
-  for (std::size_t i = 0; i < nodes.size() && i < kListed; ++i) {
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (i > 0) out += ", ";
     out += session.node(nodes[i]).name() + " " +
            space.FormatAmount(r, session.node_free(nodes[i]).Get(r));
   }
-  if (nodes.size() > kListed) out += ", ... (" + std::to_string(nodes.size() - kListed) + " more)";
+  if (short_nodes.size() > kListed) {
+    out += ", ... (" + std::to_string(short_nodes.size() - kListed) + " more)";
+  }
   return out + ".";
 }
 

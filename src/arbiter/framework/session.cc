@@ -329,51 +329,86 @@ void Session::RecordJobUnschedulable(JobIndex j, JobReason reason, std::string m
   }
 }
 
+const Session::NodeClassTable& Session::NodeClassesFor(const ResourceVector& request) {
+  std::vector<bool> requested(request.size());
+  for (std::size_t r = 0; r < request.size(); ++r) {
+    requested[r] = request.Get(static_cast<ResourceId>(r)) > 0;
+  }
+  for (const NodeClassTable& table : node_class_tables_) {
+    if (table.requested == requested) return table;
+  }
+  NodeClassTable& table = node_class_tables_.emplace_back();
+  table.requested = std::move(requested);
+  const std::size_t size = request.size();
+  // Classes by (instance type, allocatable of the requested resources), in the order of their
+  // first node.
+  std::vector<PlacementSummary::NodeClass> classes;
+  std::vector<std::int32_t> class_of(node_count(), -1);
+  std::map<std::pair<std::string_view, std::vector<std::int64_t>>, std::int32_t> index;
+  std::vector<std::int64_t> key(size);
+  for (NodeIndex n : NodeIndex::Range(node_count())) {
+    const NodeInfo& info = node(n);
+    if (!info.in_scope) continue;
+    for (std::size_t r = 0; r < size; ++r) {
+      key[r] = table.requested[r] ? info.allocatable.Get(static_cast<ResourceId>(r)) : 0;
+    }
+    const auto& labels = info.node->meta.labels;
+    auto type = labels.find(kInstanceTypeLabel);
+    const std::string_view instance_type =
+        type == labels.end() ? std::string_view() : std::string_view(type->second);
+    auto [it, fresh] =
+        index.try_emplace({instance_type, key}, static_cast<std::int32_t>(classes.size()));
+    if (fresh) {
+      PlacementSummary::NodeClass& c = classes.emplace_back();
+      c.instance_type = std::string(instance_type);
+      c.allocatable = ResourceVector(size);
+      for (std::size_t r = 0; r < size; ++r) c.allocatable.Set(static_cast<ResourceId>(r), key[r]);
+      c.most_free = ResourceVector(size);
+    }
+    ++classes[it->second].nodes;
+    class_of[n.pos()] = it->second;
+  }
+  // Most nodes first (ties in the order of their first node), at most kMaxNodeClasses.
+  std::vector<std::int32_t> order(classes.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
+    return classes[a].nodes > classes[b].nodes;
+  });
+  if (order.size() > PendingExplanation::kMaxNodeClasses) {
+    order.resize(PendingExplanation::kMaxNodeClasses);
+  }
+  std::vector<std::int32_t> place(classes.size(), -1);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    place[order[i]] = static_cast<std::int32_t>(i);
+    table.top.push_back(std::move(classes[order[i]]));
+  }
+  table.top_class.assign(node_count(), -1);
+  for (std::size_t n = 0; n < class_of.size(); ++n) {
+    if (class_of[n] >= 0) table.top_class[n] = place[class_of[n]];
+  }
+  return table;
+}
+
 void Session::RecordJobPlacement(JobIndex j, TaskIndex t, const PlacementFailure& failure) {
   if (job_placements_.contains(j)) return;
   PlacementSummary summary{t, failure.errors.nodes(), failure.errors.reasons(), {}, {}};
   const ResourceVector& request = task(t).request;
+  const NodeClassTable& table = NodeClassesFor(request);
+  summary.classes = table.top;
   ResourceVector most(request.size());
-  // Classes by (instance type, allocatable of the requested resources).
-  std::map<std::pair<std::string_view, std::vector<std::int64_t>>, std::size_t> class_of;
-  std::vector<std::int64_t> key;
   for (NodeIndex n : NodeIndex::Range(node_count())) {
     if (!node(n).in_scope) continue;
-    const NodeInfo& info = node(n);
-    key.clear();
+    const ResourceVector& free = node_free(n);
+    const std::int32_t c = table.top_class[n.pos()];
     for (std::size_t r = 0; r < request.size(); ++r) {
+      if (!table.requested[r]) continue;
       const auto id = static_cast<ResourceId>(r);
-      most.Set(id, std::max(most.Get(id), node_free(n).Get(id)));
-      key.push_back(request.Get(id) > 0 ? info.allocatable.Get(id) : 0);
-    }
-    const auto& labels = info.node->meta.labels;
-    auto type = labels.find(std::string(kInstanceTypeLabel));
-    const std::string_view instance_type =
-        type == labels.end() ? std::string_view() : std::string_view(type->second);
-    auto [it, fresh] = class_of.try_emplace({instance_type, key}, summary.classes.size());
-    if (fresh) {
-      PlacementSummary::NodeClass& c = summary.classes.emplace_back();
-      c.instance_type = std::string(instance_type);
-      c.allocatable = ResourceVector(request.size());
-      for (std::size_t r = 0; r < request.size(); ++r) {
-        c.allocatable.Set(static_cast<ResourceId>(r), key[r]);
+      const std::int64_t amount = free.Get(id);
+      if (amount > most.Get(id)) most.Set(id, amount);
+      if (c >= 0 && amount > summary.classes[c].most_free.Get(id)) {
+        summary.classes[c].most_free.Set(id, amount);
       }
-      c.most_free = ResourceVector(request.size());
     }
-    PlacementSummary::NodeClass& c = summary.classes[it->second];
-    ++c.nodes;
-    for (std::size_t r = 0; r < request.size(); ++r) {
-      const auto id = static_cast<ResourceId>(r);
-      if (request.Get(id) > 0)
-        c.most_free.Set(id, std::max(c.most_free.Get(id), node_free(n).Get(id)));
-    }
-  }
-  std::stable_sort(summary.classes.begin(), summary.classes.end(),
-                   [](const PlacementSummary::NodeClass& a, const PlacementSummary::NodeClass& b) {
-                     return a.nodes > b.nodes;
-                   });
-  if (summary.classes.size() > PendingExplanation::kMaxNodeClasses) {
-    summary.classes.resize(PendingExplanation::kMaxNodeClasses);
   }
   summary.shortfall = ResourceVector(request.size());
   for (std::size_t r = 0; r < request.size(); ++r) {

@@ -280,6 +280,17 @@ class Session {
   // enqueue's time with a thousand groups gathering their pods.
   std::vector<std::optional<RecordedJobVerdict>> job_verdicts_;
   std::map<JobIndex, PlacementSummary> job_placements_;
+  // The in-scope nodes by class for RecordJobPlacement, made once per session for each pattern
+  // of requested resources: every job that finds no node records one summary per session, and
+  // walking each node's labels and building a class key per node and job was a quarter of the
+  // `tensorflow` simulation's time.
+  struct NodeClassTable {
+    std::vector<bool> requested;                   // per resource of the request: asked for
+    std::vector<std::int32_t> top_class;           // per node: its class's place in `top`, or -1
+    std::vector<PlacementSummary::NodeClass> top;  // most nodes first, capped; most_free zero
+  };
+  const NodeClassTable& NodeClassesFor(const ResourceVector& request);
+  std::vector<NodeClassTable> node_class_tables_;
   SessionStats stats_;
   WorkerPool* const pool_;
   const EvictionHistory* history_ = nullptr;

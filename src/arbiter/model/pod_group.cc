@@ -4,17 +4,16 @@ namespace arbiter {
 
 std::string PodGroupNameOf(const Pod& pod) {
   const Labels& labels = pod.meta.labels;
-  if (auto it = labels.find(std::string(kPodGroupLabel));
-      it != labels.end() && !it->second.empty()) {
+  if (auto it = labels.find(kPodGroupLabel); it != labels.end() && !it->second.empty()) {
     return it->second;
   }
   if (!pod.spec.scheduling_group.empty()) return pod.spec.scheduling_group;
   const Labels& annotations = pod.meta.annotations;
-  if (auto it = annotations.find(std::string(kVolcanoGroupAnnotation));
+  if (auto it = annotations.find(kVolcanoGroupAnnotation);
       it != annotations.end() && !it->second.empty()) {
     return it->second;
   }
-  if (auto it = labels.find(std::string(kSchedulerPluginsGroupLabel));
+  if (auto it = labels.find(kSchedulerPluginsGroupLabel);
       it != labels.end() && !it->second.empty()) {
     return it->second;
   }

@@ -20,7 +20,7 @@ std::string_view RequestedResource(std::string_view key) {
 }  // namespace
 
 std::string_view QuotaQueueOf(const ResourceQuota& quota) {
-  auto it = quota.meta.annotations.find(std::string(kQuotaQueueAnnotation));
+  auto it = quota.meta.annotations.find(kQuotaQueueAnnotation);
   return it == quota.meta.annotations.end() ? std::string_view() : std::string_view(it->second);
 }
 

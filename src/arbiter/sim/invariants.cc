@@ -149,7 +149,7 @@ class Checker {
         // A pod being deleted is leaving, not placed: a gang evicted whole keeps its node until
         // it has gone, after its finished pods may have gone first.
         c.holding += HoldsNode(pod) && !pod.meta.deletion_timestamp.has_value() ? 1 : 0;
-        auto task = pod.meta.labels.find(std::string(kTaskLabel));
+        auto task = pod.meta.labels.find(kTaskLabel);
         ++c.by_task[task == pod.meta.labels.end() ? "" : task->second];
       }
     }
@@ -267,7 +267,7 @@ class Checker {
         continue;
       }
       ++a.all;
-      auto task = pod.meta.labels.find(std::string(kTaskLabel));
+      auto task = pod.meta.labels.find(kTaskLabel);
       ++a.by_task[task == pod.meta.labels.end() ? "" : task->second];
     }
     return *arrivals_;
@@ -343,7 +343,7 @@ class Checker {
       }
       ++n;
       running += pod.status.phase == PodPhase::kSucceeded ? 0 : 1;
-      auto task = pod.meta.labels.find(std::string(kTaskLabel));
+      auto task = pod.meta.labels.find(kTaskLabel);
       ++by_task[task == pod.meta.labels.end() ? "" : task->second];
     }
     // Evicted whole: what is left of it (finished pods at most) holds nothing.

@@ -39,7 +39,7 @@ std::int32_t RunningOrDone(const Snapshot& snapshot, const JobInfo& job) {
 }
 
 std::optional<std::chrono::milliseconds> Hint(const Labels& annotations) {
-  auto it = annotations.find(std::string(kRunForAnnotation));
+  auto it = annotations.find(kRunForAnnotation);
   if (it == annotations.end()) return std::nullopt;
   StatusOr<std::chrono::nanoseconds> d = ParseDuration(it->second);
   // A hint that does not parse is no hint: the webhook and the controller name the field; the
@@ -102,7 +102,7 @@ RunTime RunTimeOfObjects(const PodGroup* group, const std::vector<const Pod*>& p
   std::optional<std::int64_t> deadline;
   if (group != nullptr) {
     if (auto d = Hint(group->meta.annotations)) return {d, RunTimeSource::kHint};
-    auto it = group->meta.annotations.find(std::string(kActiveDeadlineAnnotation));
+    auto it = group->meta.annotations.find(kActiveDeadlineAnnotation);
     if (it != group->meta.annotations.end()) {
       std::int64_t seconds = 0;
       const std::string& text = it->second;
