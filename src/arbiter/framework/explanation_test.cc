@@ -178,8 +178,11 @@ TEST(Explanation, NodeClassesFollowWhatEachJobAsksFor) {
   const PendingExplanation& e = ExplanationOf(cluster, "with-memory");
   ASSERT_EQ(e.node_classes.size(), 5U);
   const std::vector<std::tuple<std::string, std::int32_t, std::int64_t>> want = {
-      {"a", 2, 8LL << 30}, {"b", 2, 8LL << 30}, {"a", 1, 16LL << 30},
-      {"c", 1, 8LL << 30}, {"d", 1, 8LL << 30}};
+      {"a", 2, 8LL << 30},
+      {"b", 2, 8LL << 30},
+      {"a", 1, 16LL << 30},
+      {"c", 1, 8LL << 30},
+      {"d", 1, 8LL << 30}};
   for (std::size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(e.node_classes[i].instance_type, std::get<0>(want[i])) << i;
     EXPECT_EQ(e.node_classes[i].nodes, std::get<1>(want[i])) << i;
