@@ -382,10 +382,10 @@ const Session::NodeClassTable& Session::NodeClassesFor(const ResourceVector& req
     place[order[i]] = static_cast<std::int32_t>(i);
     table.top.push_back(std::move(classes[order[i]]));
   }
-  table.top_class.assign(node_count(), -1);
-  for (std::size_t n = 0; n < class_of.size(); ++n) {
-    if (class_of[n] >= 0) table.top_class[n] = place[class_of[n]];
+  for (std::int32_t& c : class_of) {
+    if (c >= 0) c = place[c];
   }
+  table.top_class = std::move(class_of);
   return table;
 }
 
