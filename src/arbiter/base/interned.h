@@ -3,7 +3,8 @@
 // strings that repeat across objects: the keys of every `Labels` map (labels, annotations, node
 // selectors, matchLabels), such as `app.kubernetes.io/name`, which are longer than the 15
 // characters a std::string keeps inline, so that each copy of one in each decoded pod was a heap
-// block of its own. (Toleration, taint and requirement keys are still std::string.)
+// block of its own; and the names of resources (`ResourceEntry`: every pod, node and queue names
+// the same few). (Toleration, taint and requirement keys are still std::string.)
 //
 // The table never shrinks, so it takes at most kInternTableBytes: a string that arrives once the
 // table is full is kept by its handle alone (one heap copy, as a std::string would be), and hostile
@@ -80,6 +81,25 @@ class InternedString {
   }
   friend std::strong_ordering operator<=>(const InternedString& a, const char* b) noexcept {
     return a.view() <=> std::string_view(b);
+  }
+
+  // Concatenation, as for std::string (hidden friends: found only when one side is a handle).
+  friend std::string operator+(std::string a, const InternedString& b) {
+    a += b.view();
+    return a;
+  }
+  friend std::string operator+(const char* a, const InternedString& b) {
+    return std::string(a) + b;
+  }
+  friend std::string operator+(const InternedString& a, std::string_view b) {
+    std::string out;
+    out.reserve(a.size() + b.size());
+    out += a.view();
+    out += b;
+    return out;
+  }
+  friend std::string operator+(const InternedString& a, const char* b) {
+    return a + std::string_view(b);
   }
 
   // Strings the table holds and their bytes (for tests).

@@ -44,6 +44,15 @@ TEST(InternedStringTest, CopiesAndMovesKeepTheText) {
   EXPECT_EQ(a, c);
 }
 
+TEST(InternedStringTest, ConcatenatesAsAStringDoes) {
+  const InternedString ns("team-a");
+  EXPECT_EQ(ns + "/" + "pod-1", "team-a/pod-1");
+  EXPECT_EQ(std::string("ns ") + ns, "ns team-a");
+  EXPECT_EQ("namespace " + ns, "namespace team-a");
+  EXPECT_EQ(ns + std::string_view("/x"), "team-a/x");
+  EXPECT_EQ(InternedString() + "/x", "/x");
+}
+
 TEST(InternedStringTest, ThreadsInterningTheSameTextsGetTheSameStrings) {
   std::vector<std::vector<const char*>> seen(4);
   std::vector<std::thread> threads;

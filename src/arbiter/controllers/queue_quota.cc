@@ -152,8 +152,8 @@ std::map<std::string, ResourceList> QuotaHardLimits(const std::vector<Queue>& qu
         break;
       case QuotaEnforce::kDeserved: {
         std::set<std::string> names = {std::string(kResourceCpu), std::string(kResourceMemory)};
-        for (const ResourceEntry& e : q.spec.capability.entries()) names.insert(e.name);
-        for (const ResourceEntry& e : q.spec.guarantee.entries()) names.insert(e.name);
+        for (const ResourceEntry& e : q.spec.capability.entries()) names.insert(e.name.str());
+        for (const ResourceEntry& e : q.spec.guarantee.entries()) names.insert(e.name.str());
         for (const std::string& name : names) {
           std::optional<ResourceId> id = space.Find(name);
           hard.Set(QuotaKey(name), id ? shares[i].deserved.Get(*id) : 0);

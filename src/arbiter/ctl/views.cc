@@ -193,7 +193,7 @@ std::string FormatQueues(const std::vector<Queue>& queues, bool wide) {
     for (const Queue& q : queues) {
       for (const ResourceList* list :
            {&q.status.deserved, &q.status.allocated, &q.spec.capability, &q.spec.guarantee}) {
-        for (const ResourceEntry& e : list->entries()) all.insert(e.name);
+        for (const ResourceEntry& e : list->entries()) all.insert(e.name.str());
       }
     }
     resources.assign(all.begin(), all.end());

@@ -27,7 +27,7 @@ void AddResources(prometheus::MetricFamily& family, const std::string& queue,
                   const ResourceList& list) {
   for (const ResourceEntry& e : list.entries()) {
     const auto [value, unit] = InBaseUnit(e.name, e.amount);
-    AddSample(family, {{"queue", queue}, {"resource", e.name}, {"unit", unit}}, value);
+    AddSample(family, {{"queue", queue}, {"resource", e.name.str()}, {"unit", unit}}, value);
   }
 }
 

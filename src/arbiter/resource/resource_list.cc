@@ -84,7 +84,7 @@ void ResourceList::Set(std::string_view name, std::int64_t amount) {
   if (it != entries_.end() && it->name == name) {
     it->amount = amount;
   } else {
-    entries_.insert(it, ResourceEntry{std::string(name), amount});
+    entries_.insert(it, ResourceEntry{InternedString(name), amount});
   }
 }
 
@@ -103,11 +103,12 @@ Status ResourceList::Add(const ResourceList& other) {
   result.reserve(entries_.size() + other.entries_.size());
   Status status;
   MergeWalk(entries_, other.entries_,
-            [&](const std::string& name, const std::int64_t* a, const std::int64_t* b) {
+            [&](const InternedString& name, const std::int64_t* a, const std::int64_t* b) {
               std::optional<std::int64_t> sum = CheckedAdd(a ? *a : 0, b ? *b : 0);
               if (!sum && status.ok()) {
-                status = OutOfRangeError("resource " + name + ": " + std::to_string(a ? *a : 0) +
-                                         " + " + std::to_string(b ? *b : 0) + " overflows int64");
+                status =
+                    OutOfRangeError("resource " + name.str() + ": " + std::to_string(a ? *a : 0) +
+                                    " + " + std::to_string(b ? *b : 0) + " overflows int64");
               }
               result.push_back({name, sum.value_or(0)});
             });
@@ -120,13 +121,14 @@ Status ResourceList::Subtract(const ResourceList& other) {
   result.reserve(entries_.size());
   Status status;
   MergeWalk(entries_, other.entries_,
-            [&](const std::string& name, const std::int64_t* a, const std::int64_t* b) {
+            [&](const InternedString& name, const std::int64_t* a, const std::int64_t* b) {
               std::int64_t have = a ? *a : 0;
               std::int64_t take = b ? *b : 0;
               if (take > have && status.ok()) {
-                status = FailedPreconditionError(
-                    "resource " + name + ": cannot subtract " + Amount(name, take) + " from " +
-                    Amount(name, have) + " (short by " + Amount(name, take - have) + ")");
+                status =
+                    FailedPreconditionError("resource " + name.str() + ": cannot subtract " +
+                                            Amount(name, take) + " from " + Amount(name, have) +
+                                            " (short by " + Amount(name, take - have) + ")");
               }
               if (a != nullptr || take != 0) result.push_back({name, have - take});
             });
@@ -137,7 +139,7 @@ Status ResourceList::Subtract(const ResourceList& other) {
 bool ResourceList::LessEqual(const ResourceList& limit, Missing missing_in_limit) const {
   bool ok = true;
   MergeWalk(entries_, limit.entries_,
-            [&](const std::string&, const std::int64_t* a, const std::int64_t* b) {
+            [&](const InternedString&, const std::int64_t* a, const std::int64_t* b) {
               if (a == nullptr) return;
               if (b == nullptr) {
                 if (missing_in_limit == Missing::kZero && *a > 0) ok = false;
@@ -155,7 +157,7 @@ bool ResourceList::FitsIn(const ResourceList& available) const {
 std::vector<std::string> ResourceList::Shortfalls(const ResourceList& available) const {
   std::vector<std::string> names;
   for (const ResourceEntry& e : entries_) {
-    if (e.amount > available.Get(e.name)) names.push_back(e.name);
+    if (e.amount > available.Get(e.name)) names.push_back(e.name.str());
   }
   return names;
 }
@@ -163,7 +165,7 @@ std::vector<std::string> ResourceList::Shortfalls(const ResourceList& available)
 ResourceList ResourceList::Max(const ResourceList& a, const ResourceList& b) {
   ResourceList out;
   MergeWalk(a.entries_, b.entries_,
-            [&](const std::string& name, const std::int64_t* x, const std::int64_t* y) {
+            [&](const InternedString& name, const std::int64_t* x, const std::int64_t* y) {
               out.entries_.push_back({name, std::max(x ? *x : 0, y ? *y : 0)});
             });
   return out;
@@ -172,7 +174,7 @@ ResourceList ResourceList::Max(const ResourceList& a, const ResourceList& b) {
 ResourceList ResourceList::Min(const ResourceList& a, const ResourceList& b, Missing missing) {
   ResourceList out;
   MergeWalk(a.entries_, b.entries_,
-            [&](const std::string& name, const std::int64_t* x, const std::int64_t* y) {
+            [&](const InternedString& name, const std::int64_t* x, const std::int64_t* y) {
               if (x != nullptr && y != nullptr) {
                 out.entries_.push_back({name, std::min(*x, *y)});
               } else if (missing == Missing::kUnlimited) {
@@ -188,7 +190,7 @@ DominantShare ResourceList::Dominant(const ResourceList& total) const {
     if (e.amount == 0) continue;
     std::int64_t t = total.Get(e.name);
     double share = t == 0 ? 1.0 : static_cast<double>(e.amount) / static_cast<double>(t);
-    if (best.resource.empty() || share > best.share) best = {share, e.name};
+    if (best.resource.empty() || share > best.share) best = {share, e.name.str()};
   }
   return best;
 }
@@ -197,7 +199,7 @@ std::string ResourceList::ToString() const {
   std::string out;
   for (const ResourceEntry& e : entries_) {
     if (!out.empty()) out += ',';
-    out += e.name;
+    out += e.name.view();
     out += '=';
     out += Amount(e.name, e.amount);
   }

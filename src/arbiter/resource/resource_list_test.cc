@@ -38,6 +38,20 @@ TEST(ResourceListTest, EntriesAreSortedAndPrintedAsKubernetes) {
   EXPECT_EQ(list.ToString(), "cpu=1500m,memory=1Gi,pods=3");
 }
 
+TEST(ResourceListTest, NamesAreKeptOncePerProcess) {
+  const ResourceList node =
+      *ResourceList::Parse({{"ephemeral-storage", "100Gi"}, {"hugepages-2Mi", "0"}});
+  ResourceList pod;
+  pod.Set("ephemeral-storage", kGi);
+  ASSERT_EQ(node.entries()[0].name, "ephemeral-storage");
+  EXPECT_TRUE(pod.entries()[0].name.interned());
+  EXPECT_EQ(pod.entries()[0].name.data(), node.entries()[0].name.data());
+  ResourceList sum = node;
+  ASSERT_TRUE(sum.Add(pod).ok());
+  EXPECT_EQ(sum.entries()[0].name.data(), node.entries()[0].name.data());
+  EXPECT_EQ(sum.ToString(), "ephemeral-storage=101Gi,hugepages-2Mi=0");
+}
+
 TEST(ResourceListTest, SetAndErase) {
   ResourceList list;
   list.Set("cpu", 100);

@@ -98,7 +98,7 @@ class Checker {
       StatusOr<ResourceList> request = pod->EffectiveRequest();
       if (!request.ok()) continue;
       for (const ResourceEntry& e : request->entries()) {
-        if (e.amount > 0) checked[node].insert(e.name);
+        if (e.amount > 0) checked[node].insert(e.name.str());
       }
     }
     // One pass over the pods for every node that got binds.
