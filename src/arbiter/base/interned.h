@@ -3,8 +3,9 @@
 // strings that repeat across objects: the keys of every `Labels` map (labels, annotations, node
 // selectors, matchLabels), such as `app.kubernetes.io/name`, which are longer than the 15
 // characters a std::string keeps inline, so that each copy of one in each decoded pod was a heap
-// block of its own; and the names of resources (`ResourceEntry`: every pod, node and queue names
-// the same few). (Toleration, taint and requirement keys are still std::string.)
+// block of its own; the names of resources (`ResourceEntry`: every pod, node and queue names the
+// same few); and objects' namespaces (`ObjectMeta`). (Toleration, taint and requirement keys are
+// still std::string.)
 //
 // The table never shrinks, so it takes at most kInternTableBytes: a string that arrives once the
 // table is full is kept by its handle alone (one heap copy, as a std::string would be), and hostile
@@ -50,6 +51,9 @@ class InternedString {
   const std::string& str() const noexcept { return *Text(); }
   std::string_view view() const noexcept { return *Text(); }
   operator std::string_view() const noexcept { return *Text(); }  // NOLINT
+  // As the table's (or this handle's) std::string, so that a field that was a std::string (a
+  // namespace) can become a handle with its readers unchanged; valid as long as the handle is.
+  operator const std::string&() const noexcept { return *Text(); }  // NOLINT
   const char* data() const noexcept { return Text()->data(); }
   std::size_t size() const noexcept { return Text()->size(); }
   bool empty() const noexcept { return Text()->empty(); }

@@ -82,14 +82,16 @@ bool IsNull(value& v) {
 // A string without escapes (nearly all of them) is copied once, straight from the input; through
 // get_string it would be copied twice, unescaped into the parser's buffer first. The raw token
 // runs from the opening quote to the next structural character, so it may end in white space.
-Status ReadString(value& v, std::string& out) {
+// `out` is left as it was for JSON null; the view it gets lasts as long as the input and the
+// parser's buffer.
+Status ReadStringView(value& v, std::string_view& out) {
   const std::string_view token = v.raw_json_token();
   if (token.size() >= 2 && token.front() == '"') {
     const std::size_t close = token.find_last_of('"');
     if (close > 0) {
       const std::string_view text = token.substr(1, close - 1);
       if (text.find('\\') == std::string_view::npos) {
-        out.assign(text);
+        out = text;
         return Status::Ok();
       }
     }
@@ -98,7 +100,21 @@ Status ReadString(value& v, std::string& out) {
   if (error_code e = v.get_string().get(s)) {
     return IsNull(v) ? Status::Ok() : TypeError(e, v, "a string");
   }
-  out.assign(s);
+  out = s;
+  return Status::Ok();
+}
+
+Status ReadString(value& v, std::string& out) {
+  std::string_view text = out;
+  ARBITER_RETURN_IF_ERROR(ReadStringView(v, text));
+  if (text.data() != out.data()) out.assign(text);
+  return Status::Ok();
+}
+
+Status ReadInternedString(value& v, InternedString& out) {
+  std::string_view text = out;
+  ARBITER_RETURN_IF_ERROR(ReadStringView(v, text));
+  if (text.data() != out.data()) out = InternedString(text);
   return Status::Ok();
 }
 
@@ -270,7 +286,7 @@ Status ReadOwnerReference(value& v, OwnerReference& out) {
 Status ReadMeta(value& v, ObjectMeta& out, bool all_annotations) {
   return ReadFields(v, [&](raw_json_string key, value& f) {
     if (key == "name") return At("name", ReadString(f, out.name));
-    if (key == "namespace") return At("namespace", ReadString(f, out.namespace_name));
+    if (key == "namespace") return At("namespace", ReadInternedString(f, out.namespace_name));
     if (key == "uid") return At("uid", ReadString(f, out.uid));
     if (key == "resourceVersion") return At("resourceVersion", ReadString(f, out.resource_version));
     if (key == "generation") return At("generation", ReadInt64(f, out.generation));

@@ -66,6 +66,7 @@ Status SimdjsonError(std::string_view what, error_code e);
 // ---- Scalars (null reads as the zero value or nullopt) -----------------------------------------
 
 Status ReadString(value& v, std::string& out);
+Status ReadInternedString(value& v, InternedString& out);
 Status ReadOptionalString(value& v, std::optional<std::string>& out);
 Status ReadBool(value& v, bool& out);
 Status ReadInt64(value& v, std::int64_t& out);

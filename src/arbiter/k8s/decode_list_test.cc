@@ -32,6 +32,23 @@ TEST(DecodeListTest, ReadsItemsAndListMetadata) {
   EXPECT_TRUE(list->errors.empty());
 }
 
+TEST(DecodeListTest, NamespacesAndResourceNamesAreKeptOnce) {
+  std::string json = R"({"kind": "PodList", "metadata": {}, "items": [)" + PodJson("a", "1") + "," +
+                     PodJson("b", "2") + R"(, {"metadata": {"namespace": "m\u006c",
+                     "name": "c"}}]})";
+  StatusOr<ObjectList<Pod>> list = DecodeListOf<Pod>(json);
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->items.size(), 3U);
+  const ObjectMeta& a = list->items[0].meta;
+  EXPECT_EQ(a.namespace_name, "ml");
+  EXPECT_TRUE(a.namespace_name.interned());
+  EXPECT_EQ(a.Key(), "ml/a");
+  EXPECT_EQ(list->items[1].meta.namespace_name.data(), a.namespace_name.data());
+  EXPECT_EQ(list->items[2].meta.namespace_name.data(), a.namespace_name.data());  // unescaped
+  EXPECT_EQ(list->items[1].spec.containers[0].requests.entries()[0].name.data(),
+            list->items[0].spec.containers[0].requests.entries()[0].name.data());
+}
+
 TEST(DecodeListTest, BadItemIsSkippedAndReportedOthersKept) {
   std::string json = R"({"kind": "PodList", "metadata": {"resourceVersion": "7"}, "items": [)" +
                      PodJson("good-1", "1") + "," + PodJson("bad", "1K") + "," +

@@ -39,7 +39,9 @@ struct OwnerReference {
 };
 
 struct ObjectMeta {
-  std::string namespace_name;  // empty for cluster-scoped objects
+  // Empty for cluster-scoped objects. Interned: a cluster has a few namespaces and many objects
+  // in each.
+  InternedString namespace_name;
   std::string name;
   std::string uid;
   std::string resource_version;
