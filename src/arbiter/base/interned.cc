@@ -45,9 +45,13 @@ constexpr int kRecentBits = 9;
 std::size_t RecentSlot(std::string_view text) {
   std::uint64_t head = 0;
   std::uint64_t tail = 0;
-  const std::size_t n = std::min<std::size_t>(text.size(), 8);
-  std::memcpy(&head, text.data(), n);
-  std::memcpy(&tail, text.data() + text.size() - n, n);
+  if (text.size() >= 8) {  // two fixed-size loads, not two calls to memcpy
+    std::memcpy(&head, text.data(), 8);
+    std::memcpy(&tail, text.data() + text.size() - 8, 8);
+  } else {
+    for (const char c : text) head = (head << 8) | static_cast<unsigned char>(c);
+    tail = head;
+  }
   const std::uint64_t mixed =
       (head * 0x9E3779B97F4A7C15ULL) ^ (tail + text.size()) * 0xC2B2AE3D27D4EB4FULL;
   return static_cast<std::size_t>(mixed >> (64 - kRecentBits));
@@ -92,29 +96,12 @@ InternedString::InternedString(std::string_view text) {
   }
 }
 
-InternedString::InternedString(const InternedString& other) : rep_(other.rep_) {
-  if (!other.interned()) {
-    rep_ = reinterpret_cast<std::uintptr_t>(new std::string(other.str())) | kOwned;  // NOLINT
-  }
+std::uintptr_t InternedString::CopyOwned(const InternedString& other) {
+  return reinterpret_cast<std::uintptr_t>(new std::string(other.str())) | kOwned;  // NOLINT
 }
 
-InternedString& InternedString::operator=(const InternedString& other) {
-  if (this != &other) *this = InternedString(other);
-  return *this;
-}
-
-InternedString& InternedString::operator=(InternedString&& other) noexcept {
-  if (this != &other) {
-    Release();
-    rep_ = other.rep_;
-    other.rep_ = Empty();
-  }
-  return *this;
-}
-
-void InternedString::Release() noexcept {
-  if (!interned()) delete Text();  // NOLINT(cppcoreguidelines-owning-memory)
-  rep_ = Empty();
+void InternedString::DeleteOwned() noexcept {
+  delete Text();  // NOLINT(cppcoreguidelines-owning-memory)
 }
 
 InternedString::TableStats InternedString::Stats() {

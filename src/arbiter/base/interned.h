@@ -42,11 +42,27 @@ class InternedString {
   InternedString(const std::string& text)  // NOLINT(google-explicit-constructor)
       : InternedString(std::string_view(text)) {}
 
-  InternedString(const InternedString& other);
+  // Copies, moves and destruction of an interned handle (all but a full table's) are inline: they
+  // are a pointer's, and every copy of a ResourceList or Labels makes one per entry.
+  InternedString(const InternedString& other) : rep_(other.rep_) {
+    if (!interned()) rep_ = CopyOwned(other);
+  }
   InternedString(InternedString&& other) noexcept : rep_(other.rep_) { other.rep_ = Empty(); }
-  InternedString& operator=(const InternedString& other);
-  InternedString& operator=(InternedString&& other) noexcept;
-  ~InternedString() { Release(); }
+  InternedString& operator=(const InternedString& other) {
+    if (this != &other) *this = InternedString(other);
+    return *this;
+  }
+  InternedString& operator=(InternedString&& other) noexcept {
+    if (this != &other) {
+      Release();
+      rep_ = other.rep_;
+      other.rep_ = Empty();
+    }
+    return *this;
+  }
+  ~InternedString() {
+    if (!interned()) DeleteOwned();
+  }
 
   const std::string& str() const noexcept { return *Text(); }
   std::string_view view() const noexcept { return *Text(); }
@@ -120,7 +136,12 @@ class InternedString {
   const std::string* Text() const noexcept {
     return reinterpret_cast<const std::string*>(rep_ & ~kOwned);  // NOLINT
   }
-  void Release() noexcept;
+  void Release() noexcept {
+    if (!interned()) DeleteOwned();
+    rep_ = Empty();
+  }
+  static std::uintptr_t CopyOwned(const InternedString& other);
+  void DeleteOwned() noexcept;
 
   std::uintptr_t rep_;
 };
