@@ -1,6 +1,7 @@
 #include "arbiter/ctl/views.h"
 
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -14,9 +15,9 @@ using testing::MakeQueue;
 
 const Clock::WallTime kNow = testing::TestEpoch() + std::chrono::hours(1);
 
-PodGroup Group(std::string ns, std::string name, std::int32_t min, std::string queue) {
+PodGroup Group(std::string_view ns, std::string name, std::int32_t min, std::string queue) {
   PodGroup g;
-  g.meta.namespace_name = std::move(ns);
+  g.meta.namespace_name = ns;
   g.meta.name = std::move(name);
   g.meta.creation_timestamp = kNow - std::chrono::seconds(200);
   g.spec.min_member = min;

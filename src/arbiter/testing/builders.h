@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "arbiter/base/check.h"
@@ -44,8 +45,8 @@ class PodBuilder {
     pod_.meta.creation_timestamp = TestEpoch();
     pod_.spec.containers.push_back(Container{"main", {}, {}, ""});
   }
-  PodBuilder& Namespace(std::string ns) {
-    pod_.meta.namespace_name = std::move(ns);
+  PodBuilder& Namespace(std::string_view ns) {
+    pod_.meta.namespace_name = ns;
     return *this;
   }
   PodBuilder& Uid(std::string uid) {
@@ -171,8 +172,8 @@ class PodGroupBuilder {
     group_.meta.namespace_name = "default";
     group_.meta.creation_timestamp = TestEpoch();
   }
-  PodGroupBuilder& Namespace(std::string ns) {
-    group_.meta.namespace_name = std::move(ns);
+  PodGroupBuilder& Namespace(std::string_view ns) {
+    group_.meta.namespace_name = ns;
     return *this;
   }
   PodGroupBuilder& MinMember(std::int32_t n) {
