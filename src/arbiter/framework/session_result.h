@@ -26,8 +26,8 @@ class BindDecision {
   BindDecision(std::shared_ptr<const Pod> pod, std::shared_ptr<const Node> node)
       : pod_(std::move(pod)), node_(std::move(node)) {}
   // A decision about a pod and a node known by name alone (tests, tools): builds both.
-  static BindDecision Of(std::string_view namespace_name, std::string pod_name,
-                         std::string pod_uid, std::string node_name);
+  static BindDecision Of(std::string_view namespace_name, std::string pod_name, std::string pod_uid,
+                         std::string node_name);
 
   const std::string& namespace_name() const { return pod_->meta.namespace_name; }
   const std::string& pod_name() const { return pod_->meta.name; }
