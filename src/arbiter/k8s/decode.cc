@@ -82,9 +82,8 @@ bool IsNull(value& v) {
 // A string without escapes (nearly all of them) is copied once, straight from the input; through
 // get_string it would be copied twice, unescaped into the parser's buffer first. The raw token
 // runs from the opening quote to the next structural character, so it may end in white space.
-// `out` is left as it was for JSON null; the view it gets lasts as long as the input and the
-// parser's buffer.
-Status ReadStringView(value& v, std::string_view& out) {
+// Nothing for JSON null; the view lasts as long as the input and the parser's buffer.
+Status ReadStringView(value& v, std::optional<std::string_view>& out) {
   const std::string_view token = v.raw_json_token();
   if (token.size() >= 2 && token.front() == '"') {
     const std::size_t close = token.find_last_of('"');
@@ -105,16 +104,16 @@ Status ReadStringView(value& v, std::string_view& out) {
 }
 
 Status ReadString(value& v, std::string& out) {
-  std::string_view text = out;
+  std::optional<std::string_view> text;
   ARBITER_RETURN_IF_ERROR(ReadStringView(v, text));
-  if (text.data() != out.data()) out.assign(text);
+  if (text.has_value()) out.assign(*text);
   return Status::Ok();
 }
 
 Status ReadInternedString(value& v, InternedString& out) {
-  std::string_view text = out;
+  std::optional<std::string_view> text;
   ARBITER_RETURN_IF_ERROR(ReadStringView(v, text));
-  if (text.data() != out.data()) out = InternedString(text);
+  if (text.has_value()) out = InternedString(*text);
   return Status::Ok();
 }
 
