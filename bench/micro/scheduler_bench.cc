@@ -43,6 +43,7 @@
 //   build/bench/scheduler_bench --benchmark_min_time=1 --benchmark_repetitions=3
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -313,7 +314,9 @@ void BM_SessionPreempt(benchmark::State& state) {
                              .Build());
       }
     }
-    snapshot = cache->TakeSnapshot(testing::TestEpoch());
+    // After the last low-priority pod started, as for pods that run: each has run for a time of
+    // its own (the victims' cost), none ahead of the scheduler's clock.
+    snapshot = cache->TakeSnapshot(testing::TestEpoch() + std::chrono::seconds(running));
   }
   Registry registry;
   RegisterBuiltinPlugins(registry);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,8 +39,10 @@ void PreemptAction::Execute(Session& session) {
   const VictimFilter on_reserved_nodes = [&](const Session& s, JobIndex, TaskIndex v) {
     return on_reserved[s.task(v).job.pos()] != 0;
   };
+  std::optional<VictimIndex> index;  // made when the first job plans
   for (JobIndex j : PreemptorCandidates(session)) {
     if (PreemptionNever(session, j)) continue;
+    if (!index.has_value()) index.emplace(session, options_);
     if (std::optional<JobVerdict> wait = WaitOrTimeout(session, j, options_)) {
       session.RecordJobUnschedulable(j, wait->reason, std::move(wait->message),
                                      /*tell_pods=*/true, /*replace=*/true);
@@ -84,7 +87,7 @@ void PreemptAction::Execute(Session& session) {
           if (off_limits[n.pos()] == 0) within.push_back(n);
         }
         PreemptionPlan plan = PreemptFor(session, j, EvictionKind::kReservation, on_reserved_nodes,
-                                         options_, guard, &within);
+                                         options_, guard, &within, &*index);
         if (plan.committed) {
           session.RecordJobUnschedulable(
               j, JobReason::kWaitingForPreemption,
@@ -96,8 +99,8 @@ void PreemptAction::Execute(Session& session) {
         }
       }
     }
-    PreemptionPlan plan =
-        PreemptFor(session, j, EvictionKind::kPreempt, same_queue_lower, options_);
+    PreemptionPlan plan = PreemptFor(session, j, EvictionKind::kPreempt, same_queue_lower, options_,
+                                     /*guard=*/nullptr, /*within=*/nullptr, &*index);
     if (plan.committed) {
       session.RecordJobUnschedulable(
           j, JobReason::kWaitingForPreemption,

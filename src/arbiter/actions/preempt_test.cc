@@ -245,6 +245,69 @@ TEST(Preempt, YoungPodsAreNotVictimsUnderMinRuntime) {
   EXPECT_EQ(Evicted(r), std::set<std::string>{"old"});
 }
 
+// The plan visits nodes in the order of the least they can cost and stops at the first choice no
+// other node can beat: across many nodes it still takes the globally cheapest victim, here the
+// lowest priority (an old pod) before the youngest of the others.
+TEST(Preempt, CheapestVictimAmongManyNodes) {
+  FakeCluster cluster = Cluster(0);
+  for (int i = 0; i < 12; ++i) {
+    const std::string node = "n" + std::to_string(i);
+    cluster.Add(MakeNode(node).Cpu("4").Build());
+    cluster.Add(MakePod("p" + std::to_string(i))
+                    .Priority(i == 7 ? 5 : 10)
+                    .Request("cpu", "4")
+                    .OnNode(node)
+                    .StartedAt(i == 7 ? -7200 : -60 * (i + 1))
+                    .Build());
+  }
+  cluster.Add(MakePod("urgent").Priority(100).Request("cpu", "4").Build());
+  EXPECT_EQ(Evicted(cluster.RunSession()), std::set<std::string>{"p7"});
+}
+
+// A pod a gang can spare is taken before a job is broken, however young the job: the node where
+// it costs less is found even though the other node's victim loses less running time.
+TEST(Preempt, SurplusElsewhereBeatsBreakingAYoungerJob) {
+  FakeCluster cluster = Cluster(0);
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakeNode("n1").Cpu("4").Build());
+  cluster.Add(
+      MakePod("young").Priority(10).Request("cpu", "4").OnNode("n0").StartedAt(-10).Build());
+  cluster.Add(MakePodGroup("spare").MinMember(1).PriorityClass("low").Build());
+  for (int i = 0; i < 2; ++i) {
+    cluster.Add(MakePod("spare-" + std::to_string(i))
+                    .Group("spare")
+                    .Request("cpu", "2")
+                    .OnNode("n1")
+                    .StartedAt(-3600)
+                    .Build());
+  }
+  cluster.Add(MakePod("urgent").Priority(100).Request("cpu", "2").Build());
+  const std::set<std::string> evicted = Evicted(cluster.RunSession());
+  ASSERT_EQ(evicted.size(), 1U);
+  EXPECT_TRUE(evicted.begin()->starts_with("spare-")) << *evicted.begin();
+}
+
+// The cheapest node is tried for real: when its filters still fail with its victims gone (a host
+// port that a pod which may not be evicted holds), the next cheapest is taken.
+TEST(Preempt, CheapestNodeThatStillFailsIsPassedOver) {
+  FakeCluster cluster = Cluster(0);
+  cluster.Add(MakeNode("n0").Cpu("4").Build());
+  cluster.Add(MakeNode("n1").Cpu("4").Build());
+  cluster.Add(
+      MakePod("young").Priority(10).Request("cpu", "2").OnNode("n0").StartedAt(-10).Build());
+  cluster.Add(MakePod("porter")
+                  .Priority(1000)
+                  .Request("cpu", "2")
+                  .HostPort(8080)
+                  .OnNode("n0")
+                  .StartedAt(-3600)
+                  .Build());
+  cluster.Add(
+      MakePod("old").Priority(10).Request("cpu", "4").OnNode("n1").StartedAt(-3600).Build());
+  cluster.Add(MakePod("urgent").Priority(100).Request("cpu", "2").HostPort(8080).Build());
+  EXPECT_EQ(Evicted(cluster.RunSession()), std::set<std::string>{"old"});
+}
+
 // preempt stays inside a queue: a job of another queue is never its victim.
 TEST(Preempt, OtherQueuesAreNotVictims) {
   FakeCluster cluster = Cluster(1);

@@ -74,77 +74,48 @@ struct Cost {
   }
 };
 
+// The least any choice can cost (a start time ahead of the session's clock loses negative time).
+constexpr Cost kLeastCost{
+    0, 0, std::numeric_limits<std::int32_t>::min(), 0, std::numeric_limits<std::int64_t>::min(), 0};
+
 class Planner {
  public:
-  Planner(Session& session, JobIndex preemptor, const VictimFilter& allowed,
-          const PreemptionOptions& options, const QueueGuard& guard)
+  Planner(Session& session, const VictimIndex& index, JobIndex preemptor,
+          const VictimFilter& allowed, const PreemptionOptions& options, const QueueGuard& guard)
       : session_(session),
+        index_(index),
         preemptor_(preemptor),
         allowed_(allowed),
         options_(options),
         guard_(guard) {
-    unstarted_options_ = options;
-    unstarted_options_.min_runtime = std::chrono::seconds(0);
     pdb_taken_.assign(session.snapshot().pdbs.size(), 0);
-    preempted_lately_.assign(static_cast<std::size_t>(session.job_count()), 0);
-    for (std::string_view key :
-         session.history().VictimJobsSince(session.now() - options.no_repeat_window)) {
-      const std::size_t slash = key.find('/');
-      if (slash == std::string_view::npos) continue;
-      if (auto j = session.snapshot().FindJob(key.substr(0, slash), key.substr(slash + 1))) {
-        preempted_lately_[j->pos()] = 1;
-      }
-    }
-    // Asked of every placed pod below: read from the history once.
     evicted_by_queue_ = session.history().EvictedByQueue(session.now() - std::chrono::minutes(1));
     evicted_for_me_ = session.history().VictimJobsOf(session.job(preemptor).Key(),
                                                      session.now() - options.no_repeat_window);
-    // The pods that could be victims, by node, as one array in task order (counted first, then
-    // placed): a planner is made for every preemptor, and a vector per node was most of its cost.
-    const std::size_t task_count = session.snapshot().tasks.size();
-    allowed_now_.assign(task_count, 0);
+    // What the preemptor allows is asked of a pod when a plan first looks at it: most plans look
+    // at a few nodes only.
+    allowed_now_.assign(session.snapshot().tasks.size(), 0);
     job_allowed_.assign(static_cast<std::size_t>(session.job_count()), 0);
-    node_start_.assign(static_cast<std::size_t>(session.node_count()) + 1, 0);
-    for (std::size_t i = 0; i < task_count; ++i) {
-      const auto t = TaskIndex::Of(i);
-      if (session.task_node(t) != kNoNode && IsVictimState(session.task_state(t))) {
-        ++node_start_[session.task_node(t).pos() + 1];
-        allowed_now_[i] = Allowed(t) ? 1 : 0;
-      }
-    }
-    for (std::size_t n = 1; n < node_start_.size(); ++n) node_start_[n] += node_start_[n - 1];
-    on_node_.resize(node_start_.back());
-    std::vector<std::size_t> next(node_start_.begin(), node_start_.end() - 1);
-    for (std::size_t i = 0; i < task_count; ++i) {
-      const auto t = TaskIndex::Of(i);
-      if (session.task_node(t) != kNoNode && IsVictimState(session.task_state(t))) {
-        on_node_[next[session.task_node(t).pos()]++] = t;
-      }
-    }
   }
 
   // The pods on `node` that could be victims, in task order.
-  std::span<const TaskIndex> OnNode(NodeIndex node) const {
-    return std::span<const TaskIndex>(on_node_).subspan(
-        node_start_[node.pos()], node_start_[node.pos() + 1] - node_start_[node.pos()]);
-  }
+  std::span<const TaskIndex> OnNode(NodeIndex node) const { return index_.OnNode(node); }
 
   // Whether `victim` may be evicted now, by every rule but gang safety. What does not change
-  // while the plan grows is decided once per preemptor (allowed_now_).
+  // while the plan grows is decided once per preemptor and pod (allowed_now_).
   bool Eligible(TaskIndex victim) const {
-    return IsVictimState(session_.task_state(victim)) && allowed_now_[victim.pos()] != 0;
+    if (!IsVictimState(session_.task_state(victim))) return false;
+    char& verdict = allowed_now_[victim.pos()];
+    if (verdict == 0) verdict = Allowed(victim) ? 2 : 1;
+    return verdict == 2;
   }
 
   bool Allowed(TaskIndex victim) const {
+    if (!index_.MayBeVictim(victim)) return false;
     const JobIndex j = session_.task(victim).job;
     if (j == preemptor_ || !allowed_(session_, preemptor_, victim)) return false;
-    if (PlacedThisSession(session_, victim)) {
-      // Withdrawn, not evicted: no minimum runtime, budget or refusal applies.
-      return !NeverVictim(session_, victim, unstarted_options_);
-    }
-    if (NeverVictim(session_, victim, options_)) return false;
-    if (session_.task(victim).eviction_refused) return false;
-    return JobAllowed(j);
+    // Withdrawn, not evicted: no budget or refusal applies.
+    return PlacedThisSession(session_, victim) || JobAllowed(j);
   }
 
   // What Allowed asks of the victim's job alone (its queue's evictions lately, its pods taken
@@ -230,7 +201,7 @@ class Planner {
                                     [&](TaskIndex t) { return !PlacedThisSession(session_, t); });
       if (!runs) continue;
       cost.jobs_broken += u.whole ? 1 : 0;
-      cost.jobs_preempted_lately += preempted_lately_[u.job.pos()];
+      cost.jobs_preempted_lately += index_.PreemptedLately(u.job) ? 1 : 0;
       cost.top_priority = std::max(cost.top_priority, session_.job(u.job).priority);
       for (TaskIndex t : u.tasks) {
         if (PlacedThisSession(session_, t)) continue;
@@ -334,27 +305,45 @@ class Planner {
     return units;
   }
 
+  // The least a choice of victims on a node of the index's order() may cost (Key() order), when
+  // the pod does not fit there as things stand: some pod there must go, and it runs. Its unit
+  // breaks a job unless a pod there could leave as surplus; its job's priority, its job's lately
+  // and its running time count. (A node where the pod fits, or where a placement of this session
+  // may be withdrawn, may cost nothing: kLeastCost.)
+  Cost FloorCost(NodeIndex node) const {
+    const VictimIndex::Floor& floor = index_.floor(node);
+    Cost cost;
+    cost.jobs_broken = floor.surplus ? 0 : 1;
+    cost.top_priority = floor.priority;
+    cost.jobs_preempted_lately = floor.all_lately ? 1 : 0;
+    cost.seconds_lost = floor.seconds;
+    cost.pods = 1;
+    return cost;
+  }
+
+  // A pod a PodDisruptionBudget would refuse is looked for again for each of the preemptor's
+  // pods: budget_refused() says why that pod found no node.
+  void ResetBudgetRefused() { budget_refused_ = false; }
+
   // Whether any pod may be a victim at all (then planning is worth it).
   bool AnyEligible() const {
-    return std::any_of(on_node_.begin(), on_node_.end(), [&](TaskIndex t) { return Eligible(t); });
+    const std::span<const TaskIndex> all = index_.All();
+    return std::any_of(all.begin(), all.end(), [&](TaskIndex t) { return Eligible(t); });
   }
 
  private:
   Session& session_;
+  const VictimIndex& index_;
   const JobIndex preemptor_;
   const VictimFilter& allowed_;
   const PreemptionOptions& options_;
-  PreemptionOptions unstarted_options_;  // options_ without a minimum runtime: for withdrawals
   const QueueGuard& guard_;
-  std::vector<TaskIndex> on_node_;         // pods that could be victims, by node (OnNode)
-  std::vector<std::size_t> node_start_;    // per node: where its pods start in on_node_
-  std::vector<char> allowed_now_;          // per task: Allowed() at the plan's start
+  mutable std::vector<char> allowed_now_;  // per task: Allowed(), 0 until asked
   mutable std::vector<char> job_allowed_;  // per job: JobAllowed(), 0 until asked
   std::map<std::string_view, std::int32_t> evicted_by_queue_;  // in the last minute
   std::set<std::string_view> evicted_for_me_;  // victim jobs of this preemptor, in the window
   std::vector<std::int32_t> pdb_taken_;        // per budget: victims the plan chose so far
   mutable bool budget_refused_ = false;
-  std::vector<char> preempted_lately_;  // per job: lost pods within the no-repeat window
 };
 
 void EvictUnit(Statement& statement, const Session& session, const Unit& unit) {
@@ -406,6 +395,124 @@ bool CheaperVictim(const Session& session, TaskIndex a, TaskIndex b) {
   if (ta.priority != tb.priority) return ta.priority < tb.priority;
   if (StartOf(ta) != StartOf(tb)) return StartOf(ta) > StartOf(tb);
   return ta.uid() < tb.uid();
+}
+
+VictimIndex::VictimIndex(const Session& session, const PreemptionOptions& options)
+    : session_(session) {
+  const std::size_t task_count = session.snapshot().tasks.size();
+  const auto job_count = static_cast<std::size_t>(session.job_count());
+  PreemptionOptions unstarted = options;  // withdrawals: no minimum runtime applies
+  unstarted.min_runtime = std::chrono::seconds(0);
+  preempted_lately_.assign(job_count, 0);
+  for (std::string_view key :
+       session.history().VictimJobsSince(session.now() - options.no_repeat_window)) {
+    const std::size_t slash = key.find('/');
+    if (slash == std::string_view::npos) continue;
+    if (auto j = session.snapshot().FindJob(key.substr(0, slash), key.substr(slash + 1))) {
+      preempted_lately_[j->pos()] = 1;
+    }
+  }
+  // The placed pods by node, as one array in task order (counted first, then placed): a vector
+  // per node was most of a plan's cost once.
+  may_.assign(task_count, 0);
+  ahead_.assign(job_count, 0);
+  node_start_.assign(static_cast<std::size_t>(session.node_count()) + 1, 0);
+  for (std::size_t i = 0; i < task_count; ++i) {
+    const auto t = TaskIndex::Of(i);
+    if (session.task_node(t) == kNoNode || !IsVictimState(session.task_state(t))) continue;
+    ++node_start_[session.task_node(t).pos() + 1];
+    if (PlacedThisSession(session, t)) {
+      may_[i] = NeverVictim(session, t, unstarted) ? 0 : 1;
+      continue;
+    }
+    may_[i] = NeverVictim(session, t, options) || session.task(t).eviction_refused ? 0 : 1;
+    if (may_[i] != 0) {
+      const std::int64_t seconds =
+          std::chrono::duration_cast<std::chrono::seconds>(session.now() - StartOf(session.task(t)))
+              .count();
+      ahead_[session.task(t).job.pos()] += std::min<std::int64_t>(seconds, 0);
+    }
+  }
+  for (std::size_t n = 1; n < node_start_.size(); ++n) node_start_[n] += node_start_[n - 1];
+  on_node_.resize(node_start_.back());
+  std::vector<std::size_t> next(node_start_.begin(), node_start_.end() - 1);
+  for (std::size_t i = 0; i < task_count; ++i) {
+    const auto t = TaskIndex::Of(i);
+    if (session.task_node(t) != kNoNode && IsVictimState(session.task_state(t))) {
+      on_node_[next[session.task_node(t).pos()]++] = t;
+    }
+  }
+  spare_.assign(job_count, 0);
+  floors_.resize(static_cast<std::size_t>(session.node_count()));
+  for (std::size_t n = 0; n < floors_.size(); ++n) {
+    ComputeFloor(n);
+    if (Ordered(NodeIndex::Of(n))) order_.push_back(NodeIndex::Of(n));
+  }
+  std::sort(order_.begin(), order_.end(),
+            [&](NodeIndex a, NodeIndex b) { return FloorBefore(a, b); });
+}
+
+// The order of the floors' costs (Planner::FloorCost in Cost::Key order, without the fields that
+// are the same for every node), then node order.
+bool VictimIndex::FloorBefore(NodeIndex a, NodeIndex b) const {
+  const Floor& fa = floors_[a.pos()];
+  const Floor& fb = floors_[b.pos()];
+  const auto key = [](const Floor& f, NodeIndex n) {
+    return std::make_tuple(f.surplus ? 0 : 1, f.priority, f.all_lately ? 1 : 0, f.seconds, n);
+  };
+  return key(fa, a) < key(fb, b);
+}
+
+void VictimIndex::ComputeFloor(std::size_t node) {
+  Floor floor;
+  std::int64_t negative = 0;  // what the jobs of this node's pods may lose below zero
+  for (TaskIndex t : OnNode(NodeIndex::Of(node))) {
+    // A pod evicted or withdrawn by a committed plan is no victim again in the action's run.
+    if (may_[t.pos()] == 0 || !IsVictimState(session_.task_state(t))) continue;
+    floor.any = true;
+    if (PlacedThisSession(session_, t)) {
+      floor.withdrawable = true;
+      continue;
+    }
+    const TaskInfo& info = session_.task(t);
+    const JobInfo& job = session_.job(info.job);
+    floor.priority = std::min(floor.priority, job.priority);
+    floor.all_lately = floor.all_lately && preempted_lately_[info.job.pos()] != 0;
+    floor.seconds = std::min(
+        floor.seconds,
+        std::chrono::duration_cast<std::chrono::seconds>(session_.now() - StartOf(info)).count());
+    // A job with several pods here is counted more than once: lower still, so still a floor.
+    negative += ahead_[info.job.pos()];
+    char& verdict = spare_[info.job.pos()];
+    if (verdict == 0) verdict = session_.job_ready_tasks(info.job) - 1 >= job.min_member ? 2 : 1;
+    if (verdict == 2 && !floor.surplus) {
+      auto it = job.min_task_member.find(info.task_name);
+      floor.surplus = it == job.min_task_member.end() ||
+                      session_.job_ready_tasks(info.job, info.task_name) - 1 >= it->second;
+    }
+  }
+  if (negative < 0) floor.seconds = negative;
+  floors_[node] = floor;
+}
+
+void VictimIndex::Committed(JobIndex job) {
+  spare_[job.pos()] = 0;
+  for (TaskIndex t : session_.job(job).tasks) {
+    const NodeIndex n = session_.task_node(t);
+    if (n == kNoNode || may_[t.pos()] == 0) continue;
+    // Out of the order, and back in at its new floor's place.
+    if (Ordered(n)) {
+      auto at = std::lower_bound(order_.begin(), order_.end(), n,
+                                 [&](NodeIndex a, NodeIndex b) { return FloorBefore(a, b); });
+      if (at != order_.end() && *at == n) order_.erase(at);
+    }
+    ComputeFloor(n.pos());
+    if (Ordered(n)) {
+      order_.insert(std::lower_bound(order_.begin(), order_.end(), n,
+                                     [&](NodeIndex a, NodeIndex b) { return FloorBefore(a, b); }),
+                    n);
+    }
+  }
 }
 
 PreemptionOptions PreemptionOptionsFrom(const PreemptionConfig& config) {
@@ -479,6 +586,34 @@ std::vector<JobIndex> PreemptorCandidates(const Session& session) {
 
 namespace {
 
+// fits[n] = 1 when `request` fits into what node n has free as things stand (FitsIn), for
+// every node at once: a resource at a time over the session's columns of free amounts.
+void FitsAsThingsStand(const Session& session, const ResourceVector& request,
+                       std::vector<char>& fits) {
+  const auto nodes = static_cast<std::size_t>(session.node_count());
+  fits.assign(nodes, 1);
+  if (request.size() > session.snapshot().resources.size()) {  // a resource no node reports
+    for (std::size_t n = 0; n < nodes; ++n) {
+      fits[n] = request.FitsIn(session.node_free(NodeIndex::Of(n))) ? 1 : 0;
+    }
+    return;
+  }
+  for (std::size_t r = 0; r < request.size(); ++r) {
+    const std::int64_t amount = request.Get(static_cast<ResourceId>(r));
+    const std::int64_t* free = session.free_column(static_cast<ResourceId>(r));
+    for (std::size_t n = 0; n < nodes; ++n) {
+      if (amount > free[n]) fits[n] = 0;
+    }
+  }
+}
+
+// Why no node has idle room for the pod (PickNode's account), as things stand.
+PlacementFailure IdleFailure(Session& session, TaskIndex t, const std::vector<NodeIndex>* within) {
+  PlacementFailure failure;
+  (void)session.placement().PickNode(t, &failure, within);
+  return failure;
+}
+
 // What a whole plan costs: its victim choices' costs added up (the highest priority, not a sum).
 void AddCost(Cost& total, const Cost& more) {
   total.budgeted += more.budgeted;
@@ -491,13 +626,14 @@ void AddCost(Cost& total, const Cost& more) {
 
 // One plan for the preemptor, its pods placed on `within` (a topology domain) or anywhere. With
 // `dry_run` given, nothing is committed: *dry_run is set to the plan's cost when it would fit.
-PreemptionPlan PlanWithin(Session& session, JobIndex preemptor, EvictionKind kind,
-                          const VictimFilter& allowed, const PreemptionOptions& options,
-                          const QueueGuard& guard, const std::vector<NodeIndex>* within,
+PreemptionPlan PlanWithin(Session& session, VictimIndex& index, JobIndex preemptor,
+                          EvictionKind kind, const VictimFilter& allowed,
+                          const PreemptionOptions& options, const QueueGuard& guard,
+                          const std::vector<NodeIndex>* within,
                           std::optional<Cost>* dry_run = nullptr) {
   PreemptionPlan plan;
   Cost total;
-  Planner planner(session, preemptor, allowed, options, guard);
+  Planner planner(session, index, preemptor, allowed, options, guard);
   // The nodes considered: the domain's, or every node (not copied into a list: the common case).
   const std::size_t node_count =
       within != nullptr ? within->size() : static_cast<std::size_t>(session.node_count());
@@ -509,69 +645,106 @@ PreemptionPlan PlanWithin(Session& session, JobIndex preemptor, EvictionKind kin
   Statement statement(session);
   std::vector<Unit> evicted;
   std::vector<TaskIndex> failed;
+  // Per pod: the nodes where it fits as things stand, and those that may cost nothing.
+  std::vector<char> fits;
+  std::vector<NodeIndex> least;
+  std::vector<char> in_domain;  // with `within`: its nodes
+  if (within != nullptr) {
+    in_domain.assign(static_cast<std::size_t>(session.node_count()), 0);
+    for (NodeIndex n : *within) in_domain[n.pos()] = 1;
+  }
   for (TaskIndex t : GangTryOrder(session, preemptor)) {
     if (session.JobReady(preemptor)) break;
     if (std::any_of(failed.begin(), failed.end(),
                     [&](TaskIndex f) { return session.placement().SameNeeds(f, t); })) {
       continue;
     }
-    // Idle room first: a node where nothing need leave.
-    PlacementFailure idle_failure;
-    if (std::optional<NodeIndex> node = session.placement().PickNode(t, &idle_failure, within)) {
+    // Idle room first: a node where nothing need leave. Why there is none is asked again only
+    // if the pod finds no victims either (nothing has changed by then).
+    if (std::optional<NodeIndex> node = session.placement().PickNode(t, nullptr, within)) {
       statement.Pipeline(t, *node);
       continue;
     }
     std::optional<std::pair<Cost, NodeIndex>> best;
     std::vector<Unit> best_units;
-    // Every node where the victims' resources would do, by cost; then the cheapest one where
-    // the filters (host ports and the rest) pass once they are gone, tried for real.
-    std::vector<std::tuple<Cost, NodeIndex, std::vector<Unit>>> choices;
+    planner.ResetBudgetRefused();
+    // The cheapest choice (cost, then node order) whose node passes the filters (host ports and
+    // the rest) once its victims are gone, tried for real. Nodes are visited in the order of the
+    // least they can cost, and a choice is tried as soon as no unvisited node can beat it: the
+    // same choice as building every node's victims and sorting, for a few nodes' work.
+    const auto later = [](const std::pair<Cost, NodeIndex>& a,
+                          const std::pair<Cost, NodeIndex>& b) {
+      const auto ka = a.first.Key();
+      const auto kb = b.first.Key();
+      if (ka != kb) return ka > kb;
+      return a.second > b.second;
+    };
+    // First the nodes that may cost nothing, in node order; then the index's order.
+    const ResourceVector& request = session.task(t).request;
+    FitsAsThingsStand(session, request, fits);
+    least.clear();
     for (std::size_t i = 0; i < node_count; ++i) {
       const NodeIndex n = node_at(i);
       if (!session.node(n).in_scope) continue;
+      if (options.visit_every_node || fits[n.pos()] != 0 ||
+          (index.floor(n).any && index.floor(n).withdrawable)) {
+        least.push_back(n);
+      }
+    }
+    std::sort(least.begin(), least.end());
+    std::size_t next_least = 0;
+    std::size_t next_ordered = 0;
+    const std::span<const NodeIndex> ordered = index.order();
+    // The unvisited node that may cost the least, with that least; none when all are visited.
+    const auto next_node = [&]() -> std::optional<std::pair<Cost, NodeIndex>> {
+      if (next_least < least.size()) return std::pair(kLeastCost, least[next_least]);
+      for (; next_ordered < ordered.size(); ++next_ordered) {
+        const NodeIndex n = ordered[next_ordered];
+        if (options.visit_every_node || fits[n.pos()] != 0 || !session.node(n).in_scope) {
+          continue;  // visited, or never
+        }
+        if (within != nullptr && in_domain[n.pos()] == 0) continue;
+        return std::pair(planner.FloorCost(n), n);
+      }
+      return std::nullopt;
+    };
+    // Choices built, with their victims, and a heap of them, cheapest on top.
+    std::vector<std::vector<Unit>> victims;
+    std::vector<std::pair<Cost, NodeIndex>> built;
+    std::vector<std::size_t> ready;
+    const auto later_built = [&](std::size_t a, std::size_t b) {
+      return later(built[a], built[b]);
+    };
+    while (true) {
+      const std::optional<std::pair<Cost, NodeIndex>> unvisited = next_node();
+      if (!ready.empty() && (!unvisited.has_value() || later(*unvisited, built[ready.front()]))) {
+        std::pop_heap(ready.begin(), ready.end(), later_built);
+        const std::size_t i = ready.back();
+        ready.pop_back();
+        const NodeIndex n = built[i].second;
+        const Statement::Mark mark = statement.mark();
+        for (const Unit& u : victims[i]) EvictUnit(statement, session, u);
+        const bool fit = session.Filter(t, n).fit();
+        statement.RollbackTo(mark);
+        if (!fit) continue;
+        best = built[i];
+        best_units = std::move(victims[i]);
+        break;
+      }
+      if (!unvisited.has_value()) break;
+      const NodeIndex n = unvisited->second;
+      if (next_least < least.size()) {
+        ++next_least;
+      } else {
+        ++next_ordered;
+      }
       if (session.Filter(t, n).code == FilterResult::Code::kUnresolvable) continue;
       std::optional<std::vector<Unit>> units = planner.VictimsOn(t, n);
       if (!units.has_value()) continue;
-      choices.emplace_back(planner.CostOf(*units), n, std::move(*units));
-    }
-    // In cost order (then node order), by index: the choices, with their victim lists, stay
-    // where they are. The cheapest usually passes the filters, so the order is found one choice
-    // at a time (a scan for the least untried) rather than by sorting them all.
-    const auto cheaper = [&](std::size_t a, std::size_t b) {
-      const auto ka = std::get<0>(choices[a]).Key();
-      const auto kb = std::get<0>(choices[b]).Key();
-      if (ka != kb) return ka < kb;
-      return std::get<1>(choices[a]) < std::get<1>(choices[b]);
-    };
-    std::vector<std::size_t> untried(choices.size());
-    for (std::size_t i = 0; i < untried.size(); ++i) untried[i] = i;
-    constexpr int kScansBeforeSorting = 8;  // then many fail: sort the rest once instead
-    int scans = 0;
-    while (!untried.empty()) {
-      std::size_t i = 0;
-      if (++scans <= kScansBeforeSorting) {
-        auto least = std::min_element(untried.begin(), untried.end(), cheaper);
-        i = *least;
-        *least = untried.back();
-        untried.pop_back();
-      } else {
-        if (scans == kScansBeforeSorting + 1) {
-          std::sort(untried.begin(), untried.end(), [&](std::size_t a, std::size_t b) {
-            return cheaper(b, a);  // most expensive first: the cheapest is taken from the back
-          });
-        }
-        i = untried.back();
-        untried.pop_back();
-      }
-      auto& [cost, n, units] = choices[i];
-      const Statement::Mark mark = statement.mark();
-      for (const Unit& u : units) EvictUnit(statement, session, u);
-      const bool fits = session.Filter(t, n).fit();
-      statement.RollbackTo(mark);
-      if (!fits) continue;
-      best.emplace(cost, n);
-      best_units = std::move(units);
-      break;
+      built.emplace_back(planner.CostOf(*units), n);
+      victims.push_back(std::move(*units));
+      ready.push_back(built.size() - 1);
+      std::push_heap(ready.begin(), ready.end(), later_built);
     }
     if (!best.has_value()) {
       failed.push_back(t);
@@ -582,7 +755,7 @@ PreemptionPlan PlanWithin(Session& session, JobIndex preemptor, EvictionKind kin
                                  "PodDisruptionBudget protects now"
                            : "pod " + session.task(t).Key() +
                                  " fits on no node even without the pods it may preempt: " +
-                                 idle_failure.Message(session, t, /*gang=*/true);
+                                 IdleFailure(session, t, within).Message(session, t, /*gang=*/true);
       }
       continue;
     }
@@ -636,6 +809,7 @@ PreemptionPlan PlanWithin(Session& session, JobIndex preemptor, EvictionKind kin
   plan.withdrawn = statement.withdrawn_count();
   plan.pipelined = statement.pipelined_count();
   statement.CommitPreemption(preemptor, kind, options.max_grace_seconds);
+  index.Committed(preemptor);
   plan.committed = true;
   if (session.job_phase(preemptor) == PodGroupPhase::kPending) session.AdmitJob(preemptor);
   // Placements taken back before they were bound: the pods hear why, and so does a job left
@@ -674,13 +848,16 @@ PreemptionPlan PlanWithin(Session& session, JobIndex preemptor, EvictionKind kin
 
 PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kind,
                           const VictimFilter& allowed, const PreemptionOptions& options,
-                          const QueueGuard& guard, const std::vector<NodeIndex>* within) {
+                          const QueueGuard& guard, const std::vector<NodeIndex>* within,
+                          VictimIndex* index) {
+  std::optional<VictimIndex> own;
+  if (index == nullptr) index = &own.emplace(session, options);
   if (within != nullptr) {
-    return PlanWithin(session, preemptor, kind, allowed, options, guard, within);
+    return PlanWithin(session, *index, preemptor, kind, allowed, options, guard, within);
   }
   std::optional<TopologyPlan> topology = session.TopologyPlanOf(preemptor);
   if (!topology.has_value()) {
-    return PlanWithin(session, preemptor, kind, allowed, options, guard, nullptr);
+    return PlanWithin(session, *index, preemptor, kind, allowed, options, guard, nullptr);
   }
   // A topology gang's victims are all inside the one domain it is to start in: each domain of
   // the plan is planned without committing, and the cheapest plan (then the first in the plan's
@@ -691,8 +868,8 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
   for (const std::vector<TopologyDomain>* domains : {&topology->tries, &topology->others}) {
     for (const TopologyDomain& domain : *domains) {
       std::optional<Cost> cost;
-      PreemptionPlan plan =
-          PlanWithin(session, preemptor, kind, allowed, options, guard, &domain.nodes, &cost);
+      PreemptionPlan plan = PlanWithin(session, *index, preemptor, kind, allowed, options, guard,
+                                       &domain.nodes, &cost);
       if (cost.has_value()) {
         if (!cheapest_cost.has_value() || cost->Key() < cheapest_cost->Key()) {
           cheapest = &domain;
@@ -705,7 +882,7 @@ PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kin
     }
   }
   if (cheapest != nullptr) {
-    return PlanWithin(session, preemptor, kind, allowed, options, guard, &cheapest->nodes);
+    return PlanWithin(session, *index, preemptor, kind, allowed, options, guard, &cheapest->nodes);
   }
   return first_refusal;
 }

@@ -39,7 +39,9 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,10 @@ struct PreemptionOptions {
   std::chrono::seconds quota_grace{300};
   // How long a gang may hold nodes below its minimum before it is released; 0: never.
   std::chrono::seconds broken_gang_timeout{300};
+  // Build every node's victims for every pod before choosing, instead of visiting the nodes in
+  // the order of the least they may cost and stopping at a choice none of the rest can beat. The
+  // same plans, slower: the reference preemption_test holds the bounded visit to.
+  bool visit_every_node = false;
 };
 
 PreemptionOptions PreemptionOptionsFrom(const PreemptionConfig& config);
@@ -106,6 +112,63 @@ bool PreemptionNever(const Session& session, JobIndex job);
 // job order.
 std::vector<JobIndex> PreemptorCandidates(const Session& session);
 
+// What the preemption plans of one action's run share: the pods that may be victims, by node,
+// with the rules that hold whatever the preemptor (never-victims, refused evictions) decided once,
+// and per node a floor under what evicting there costs, so that a plan visits the nodes that may
+// be cheapest first and stops at a choice none of the others can beat. Make one per run of an
+// action, once nothing but PreemptFor changes the working state; PreemptFor keeps it current.
+class VictimIndex {
+ public:
+  VictimIndex(const Session& session, const PreemptionOptions& options);
+
+  // Over the pods allowed as victims when the index was made, whatever the preemptor. Plans only
+  // take pods away and lower the gang counts of the jobs they evict from, so what holds of these
+  // holds of every pod still eligible later (but the preemptor's own pods: Committed).
+  struct Floor {
+    bool any = false;           // some pod may be a victim
+    bool withdrawable = false;  // some is a placement of this session (withdrawn at no cost)
+    bool surplus = false;       // some may leave without breaking its job's minimum
+    bool all_lately = true;     // every one's job lost pods within the no-repeat window
+    std::int32_t priority = std::numeric_limits<std::int32_t>::max();  // least job priority
+    // The least running time one of them loses; if some pod their jobs may lose started ahead
+    // of the session's clock (skew), the sum of those negative times instead.
+    std::int64_t seconds = std::numeric_limits<std::int64_t>::max();
+  };
+  const Floor& floor(NodeIndex node) const { return floors_[node.pos()]; }
+  // The pods on `node` that were placed (bound, running, or placed this session), in task order;
+  // and those of every node.
+  std::span<const TaskIndex> OnNode(NodeIndex node) const {
+    return std::span<const TaskIndex>(on_node_).subspan(
+        node_start_[node.pos()], node_start_[node.pos() + 1] - node_start_[node.pos()]);
+  }
+  std::span<const TaskIndex> All() const { return on_node_; }
+  // The nodes where some pod may be a victim and none is withdrawable, by their floors (what
+  // breaking a job, the least priority, lately and running time say), then node order.
+  std::span<const NodeIndex> order() const { return order_; }
+  // Whether the pod may be a victim as far as the rules that ignore the preemptor go.
+  bool MayBeVictim(TaskIndex task) const { return may_[task.pos()] != 0; }
+  // Whether the job lost pods within the no-repeat window, to any preemptor.
+  bool PreemptedLately(JobIndex job) const { return preempted_lately_[job.pos()] != 0; }
+  // A plan for `job` committed: its pipelined pods count towards its gang, so its running pods
+  // may now be spared where they could not.
+  void Committed(JobIndex job);
+
+ private:
+  void ComputeFloor(std::size_t node);
+  bool FloorBefore(NodeIndex a, NodeIndex b) const;
+  bool Ordered(NodeIndex n) const { return floors_[n.pos()].any && !floors_[n.pos()].withdrawable; }
+
+  const Session& session_;
+  std::vector<TaskIndex> on_node_;       // by node (OnNode)
+  std::vector<std::size_t> node_start_;  // per node: where its pods start in on_node_
+  std::vector<char> may_;                // per task: MayBeVictim
+  std::vector<char> preempted_lately_;   // per job
+  std::vector<std::int64_t> ahead_;      // per job: its pods' negative running times, summed
+  std::vector<char> spare_;              // per job: 1 none to spare, 2 some, 0 not asked
+  std::vector<Floor> floors_;
+  std::vector<NodeIndex> order_;
+};
+
 struct PreemptionPlan {
   bool committed = false;
   std::int32_t evicted = 0;    // pods evicted by the committed plan
@@ -120,9 +183,11 @@ struct PreemptionPlan {
 // action in the evicted pods' DisruptionTarget message ("preempt" or "reclaim"). With `within`,
 // the preemptor's pods go on those nodes only (and victims are chosen there, but for the rest of
 // a job evicted whole), instead of anywhere or inside its topology's domains.
+// `index`, if given, is the action run's (VictimIndex); else the plan makes its own.
 PreemptionPlan PreemptFor(Session& session, JobIndex preemptor, EvictionKind kind,
                           const VictimFilter& allowed, const PreemptionOptions& options,
                           const QueueGuard& guard = nullptr,
-                          const std::vector<NodeIndex>* within = nullptr);
+                          const std::vector<NodeIndex>* within = nullptr,
+                          VictimIndex* index = nullptr);
 
 }  // namespace arbiter

@@ -28,6 +28,7 @@ void ReclaimAction::Execute(Session& session) {
   const QueueGuard keeps_share = [](const Session& s, QueueIndex q, const ResourceVector& taken) {
     return KeepsShareWithout(s, q, taken);
   };
+  std::optional<VictimIndex> index;  // made when the first job plans
   for (JobIndex j : PreemptorCandidates(session)) {
     if (PreemptionNever(session, j)) continue;
     const QueueIndex q = session.job(j).queue_index;
@@ -40,8 +41,9 @@ void ReclaimAction::Execute(Session& session) {
     ResourceVector after = session.queue_allocated(q);
     after.Add(session.MinimumRequest(j));
     if (!after.FitsIn(*deserved[q.pos()])) continue;  // it would go over its share
-    PreemptionPlan plan =
-        PreemptFor(session, j, EvictionKind::kReclaim, other_reclaimable, options_, keeps_share);
+    if (!index.has_value()) index.emplace(session, options_);
+    PreemptionPlan plan = PreemptFor(session, j, EvictionKind::kReclaim, other_reclaimable,
+                                     options_, keeps_share, /*within=*/nullptr, &*index);
     if (plan.committed) {
       session.RecordJobUnschedulable(
           j, JobReason::kWaitingForPreemption,
