@@ -78,6 +78,9 @@ add("1,000 gangs of 3 that differ, 5,000 nodes: per gang",
 same = seconds(f"BM_Session/nodes:{nodes}/gangs:1000/size:3/kinds:1")
 add("1,000 identical gangs of 3, 5,000 nodes: per gang",
     None if same is None else same / 1000 * 1e6, "us", 20, "<")
+preempt = seconds(f"BM_SessionPreempt/nodes:{nodes}/running:10000/pending:100")
+add("preemption, 5,000 full nodes, 100 pending gangs (issue 13)",
+    None if preempt is None else preempt * 1e3, "ms", 100, "<")
 decode = counter("BM_DecodePodList/50000", "bytes_per_second")
 portable = counter("BM_DecodePodListPortable/50000", "bytes_per_second")
 kernel = (results.get("BM_DecodePodList/50000") or {}).get("label", "")
