@@ -249,14 +249,12 @@ TEST(Preempt, YoungPodsAreNotVictimsUnderMinRuntime) {
 // other node can beat: across many nodes it still takes the globally cheapest victim, here the
 // lowest priority (an old pod) before the youngest of the others.
 TEST(Preempt, CheapestVictimAmongManyNodes) {
-  FakeCluster cluster = Cluster(0);
+  FakeCluster cluster = Cluster(12);
   for (int i = 0; i < 12; ++i) {
-    const std::string node = "n" + std::to_string(i);
-    cluster.Add(MakeNode(node).Cpu("4").Build());
     cluster.Add(MakePod("p" + std::to_string(i))
                     .Priority(i == 7 ? 5 : 10)
                     .Request("cpu", "4")
-                    .OnNode(node)
+                    .OnNode("n" + std::to_string(i))
                     .StartedAt(i == 7 ? -7200 : -60 * (i + 1))
                     .Build());
   }
@@ -267,9 +265,7 @@ TEST(Preempt, CheapestVictimAmongManyNodes) {
 // A pod a gang can spare is taken before a job is broken, however young the job: the node where
 // it costs less is found even though the other node's victim loses less running time.
 TEST(Preempt, SurplusElsewhereBeatsBreakingAYoungerJob) {
-  FakeCluster cluster = Cluster(0);
-  cluster.Add(MakeNode("n0").Cpu("4").Build());
-  cluster.Add(MakeNode("n1").Cpu("4").Build());
+  FakeCluster cluster = Cluster(2);
   cluster.Add(
       MakePod("young").Priority(10).Request("cpu", "4").OnNode("n0").StartedAt(-10).Build());
   cluster.Add(MakePodGroup("spare").MinMember(1).PriorityClass("low").Build());
@@ -290,9 +286,7 @@ TEST(Preempt, SurplusElsewhereBeatsBreakingAYoungerJob) {
 // The cheapest node is tried for real: when its filters still fail with its victims gone (a host
 // port that a pod which may not be evicted holds), the next cheapest is taken.
 TEST(Preempt, CheapestNodeThatStillFailsIsPassedOver) {
-  FakeCluster cluster = Cluster(0);
-  cluster.Add(MakeNode("n0").Cpu("4").Build());
-  cluster.Add(MakeNode("n1").Cpu("4").Build());
+  FakeCluster cluster = Cluster(2);
   cluster.Add(
       MakePod("young").Priority(10).Request("cpu", "2").OnNode("n0").StartedAt(-10).Build());
   cluster.Add(MakePod("porter")

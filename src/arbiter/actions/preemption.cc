@@ -78,6 +78,20 @@ struct Cost {
 constexpr Cost kLeastCost{
     0, 0, std::numeric_limits<std::int32_t>::min(), 0, std::numeric_limits<std::int64_t>::min(), 0};
 
+// The least a choice of victims on a node may cost (Key() order) when the pod does not fit there
+// as things stand and no placement of this session can be withdrawn there: some pod must go, and
+// it runs. Its unit breaks a job unless a pod there could leave as surplus; its job's priority,
+// its job's lately and its running time count.
+Cost FloorCostOf(const VictimIndex::Floor& floor) {
+  Cost cost;
+  cost.jobs_broken = floor.surplus ? 0 : 1;
+  cost.top_priority = floor.priority;
+  cost.jobs_preempted_lately = floor.all_lately ? 1 : 0;
+  cost.seconds_lost = floor.seconds;
+  cost.pods = 1;
+  return cost;
+}
+
 class Planner {
  public:
   Planner(Session& session, const VictimIndex& index, JobIndex preemptor,
@@ -305,22 +319,6 @@ class Planner {
     return units;
   }
 
-  // The least a choice of victims on a node of the index's order() may cost (Key() order), when
-  // the pod does not fit there as things stand: some pod there must go, and it runs. Its unit
-  // breaks a job unless a pod there could leave as surplus; its job's priority, its job's lately
-  // and its running time count. (A node where the pod fits, or where a placement of this session
-  // may be withdrawn, may cost nothing: kLeastCost.)
-  Cost FloorCost(NodeIndex node) const {
-    const VictimIndex::Floor& floor = index_.floor(node);
-    Cost cost;
-    cost.jobs_broken = floor.surplus ? 0 : 1;
-    cost.top_priority = floor.priority;
-    cost.jobs_preempted_lately = floor.all_lately ? 1 : 0;
-    cost.seconds_lost = floor.seconds;
-    cost.pods = 1;
-    return cost;
-  }
-
   // A pod a PodDisruptionBudget would refuse is looked for again for each of the preemptor's
   // pods: budget_refused() says why that pod found no node.
   void ResetBudgetRefused() { budget_refused_ = false; }
@@ -452,15 +450,12 @@ VictimIndex::VictimIndex(const Session& session, const PreemptionOptions& option
             [&](NodeIndex a, NodeIndex b) { return FloorBefore(a, b); });
 }
 
-// The order of the floors' costs (Planner::FloorCost in Cost::Key order, without the fields that
-// are the same for every node), then node order.
+// Cheapest floor first (FloorCostOf), then node order.
 bool VictimIndex::FloorBefore(NodeIndex a, NodeIndex b) const {
-  const Floor& fa = floors_[a.pos()];
-  const Floor& fb = floors_[b.pos()];
-  const auto key = [](const Floor& f, NodeIndex n) {
-    return std::make_tuple(f.surplus ? 0 : 1, f.priority, f.all_lately ? 1 : 0, f.seconds, n);
-  };
-  return key(fa, a) < key(fb, b);
+  const Cost ca = FloorCostOf(floors_[a.pos()]);
+  const Cost cb = FloorCostOf(floors_[b.pos()]);
+  if (ca.Key() != cb.Key()) return ca.Key() < cb.Key();
+  return a < b;
 }
 
 void VictimIndex::ComputeFloor(std::size_t node) {
@@ -501,17 +496,15 @@ void VictimIndex::Committed(JobIndex job) {
     const NodeIndex n = session_.task_node(t);
     if (n == kNoNode || may_[t.pos()] == 0) continue;
     // Out of the order, and back in at its new floor's place.
+    const auto place = [&] {
+      return std::lower_bound(order_.begin(), order_.end(), n,
+                              [&](NodeIndex a, NodeIndex b) { return FloorBefore(a, b); });
+    };
     if (Ordered(n)) {
-      auto at = std::lower_bound(order_.begin(), order_.end(), n,
-                                 [&](NodeIndex a, NodeIndex b) { return FloorBefore(a, b); });
-      if (at != order_.end() && *at == n) order_.erase(at);
+      if (auto at = place(); at != order_.end() && *at == n) order_.erase(at);
     }
     ComputeFloor(n.pos());
-    if (Ordered(n)) {
-      order_.insert(std::lower_bound(order_.begin(), order_.end(), n,
-                                     [&](NodeIndex a, NodeIndex b) { return FloorBefore(a, b); }),
-                    n);
-    }
+    if (Ordered(n)) order_.insert(place(), n);
   }
 }
 
@@ -686,8 +679,7 @@ PreemptionPlan PlanWithin(Session& session, VictimIndex& index, JobIndex preempt
     for (std::size_t i = 0; i < node_count; ++i) {
       const NodeIndex n = node_at(i);
       if (!session.node(n).in_scope) continue;
-      if (options.visit_every_node || fits[n.pos()] != 0 ||
-          (index.floor(n).any && index.floor(n).withdrawable)) {
+      if (options.visit_every_node || fits[n.pos()] != 0 || index.floor(n).withdrawable) {
         least.push_back(n);
       }
     }
@@ -704,7 +696,7 @@ PreemptionPlan PlanWithin(Session& session, VictimIndex& index, JobIndex preempt
           continue;  // visited, or never
         }
         if (within != nullptr && in_domain[n.pos()] == 0) continue;
-        return std::pair(planner.FloorCost(n), n);
+        return std::pair(FloorCostOf(index.floor(n)), n);
       }
       return std::nullopt;
     };
